@@ -1,0 +1,83 @@
+// The policy model: plain data, loaded and validated once, then shared read-only.
+// A policy says how verdicts are adjusted, what the cage may touch and where the relay may go.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/verdict.h"
+
+namespace toolcage {
+
+// Where a path lies, as the classifier resolves it against the call's working directory.
+enum class PathClass {
+    workspace,       // inside the workspace (the working directory or its git top level)
+    workspace_root,  // the workspace root itself
+    git_dir,         // the workspace's .git or anything in it
+    temp,            // /tmp, /var/tmp, $TMPDIR
+    home,            // the home directory or anything in it outside the workspace
+    system,          // /etc, /usr, /bin, /boot, /dev, /var, ... (anything else absolute)
+    root,            // "/" itself
+    unknown,         // depends on run time (a variable, a substitution) or cannot be resolved
+};
+
+std::string_view to_string(PathClass c);
+std::optional<PathClass> path_class_from_string(std::string_view s);
+
+// A policy rule of the user's: when `program` runs (after unwrapping sudo, env, ...) with
+// arguments that match every glob in `args` (each glob must match at least one argument) and,
+// if `paths` is not empty, an argument that resolves into one of those classes: `decision`.
+struct ExtraRule {
+    std::string id;
+    std::string program;
+    std::vector<std::string> args;
+    std::vector<PathClass> paths;
+    Decision decision = Decision::deny;
+    std::string reason;
+};
+
+struct CageLimits {
+    long nproc = 4096;        // RLIMIT_NPROC (per user: counts processes outside the cage too)
+    long nofile = 4096;       // RLIMIT_NOFILE
+    long fsize_mb = 16384;    // RLIMIT_FSIZE
+    long cpu_seconds = 0;     // RLIMIT_CPU, 0 = unlimited
+    long as_mb = 0;           // RLIMIT_AS, 0 = unlimited
+};
+
+struct CagePolicy {
+    // Paths may use the placeholders {workspace}, {tmp} and {home}; `toolcage run` expands them.
+    std::vector<std::string> read;
+    std::vector<std::string> write;
+    std::vector<std::string> execute;
+    std::vector<std::string> env_keep;           // added to the built-in keep-list
+    std::map<std::string, std::string> env_set;  // set inside the cage
+    int min_abi = 1;                             // below this Landlock ABI, refuse (unless --best-effort)
+    std::string network = "auto";                // auto | netns | landlock
+    std::vector<std::string> protected_paths;    // workspace-relative, never writable by the cage
+    CageLimits limits;
+};
+
+struct RelayPolicy {
+    bool enabled = false;             // start a relay for each caged step
+    std::vector<std::string> allow;   // host, host:port or *.suffix[:port]; port defaults to 443
+    bool allow_private = false;       // lift the private-range refusal (tests only)
+    std::string upstream;             // http://[user:pass@]host:port, or empty for direct
+    int max_tunnels = 256;
+};
+
+struct Policy {
+    std::string name;                          // e.g. "forge"
+    std::string file;                          // where it was loaded from
+    std::vector<std::string> chain;            // files merged, base first (via "extends")
+    std::string description;
+    std::map<std::string, Decision> overrides;  // rule id -> decision
+    std::vector<ExtraRule> rules;
+    Decision on_cage = Decision::cage;  // what a cage verdict becomes (strict: deny)
+    bool hermes_approve = false;        // Hermes supports {"action":"approve"} for ask
+    CagePolicy cage;
+    RelayPolicy relay;
+};
+
+}  // namespace toolcage

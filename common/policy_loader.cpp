@@ -1,0 +1,189 @@
+#include "common/policy_loader.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/policy_schema.h"
+
+namespace toolcage {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxExtendsDepth = 8;
+constexpr std::uintmax_t kMaxPolicyBytes = 1 << 20;
+
+fs::path self_exe_dir() {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path{} : exe.parent_path();
+}
+
+std::string line_col(const std::string& text, std::size_t byte) {
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            col = 1;
+        } else {
+            ++col;
+        }
+    }
+    return "line " + std::to_string(line) + " column " + std::to_string(col);
+}
+
+json read_json_file(const fs::path& file) {
+    std::error_code ec;
+    auto size = fs::file_size(file, ec);
+    if (ec) throw Error(file.string() + ": cannot read: " + ec.message());
+    if (size > kMaxPolicyBytes)
+        throw Error(file.string() + ": larger than 1 MiB; a policy is a small JSON file");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(file.string() + ": cannot open for reading");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::string text = buf.str();
+    try {
+        return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        auto pos = what.find("]: ");  // drop nlohmann's "[json.exception.parse_error.101] " prefix
+        if (pos != std::string::npos) what = what.substr(pos + 3);
+        throw Error(file.string() + ": not valid JSON at " + line_col(text, e.byte > 0 ? e.byte - 1 : 0) +
+                    ": " + what + " (// and /* */ comments are allowed, trailing commas are not)");
+    }
+}
+
+// Objects merge key by key, arrays concatenate (a base's entries are kept, duplicates dropped),
+// anything else in the child replaces the base. protected_paths can therefore never be emptied.
+void merge_into(json& base, const json& child) {
+    for (auto it = child.begin(); it != child.end(); ++it) {
+        auto& slot = base[it.key()];
+        if (slot.is_object() && it->is_object()) {
+            merge_into(slot, *it);
+        } else if (slot.is_array() && it->is_array()) {
+            for (const auto& v : *it)
+                if (std::find(slot.begin(), slot.end(), v) == slot.end()) slot.push_back(v);
+        } else {
+            slot = *it;
+        }
+    }
+}
+
+fs::path find_installed(const std::string& name) {
+    for (const auto& dir : profile_dirs()) {
+        fs::path p = dir / (name + ".json");
+        std::error_code ec;
+        if (fs::is_regular_file(p, ec)) return p;
+    }
+    std::string searched;
+    for (const auto& dir : profile_dirs()) searched += (searched.empty() ? "" : ", ") + dir.string();
+    std::string known;
+    for (const auto& n : list_policies()) known += (known.empty() ? "" : ", ") + n;
+    throw Error("policy \"" + name + "\" is not installed (searched " +
+                (searched.empty() ? std::string("no profile directory found") : searched) +
+                "; installed: " + (known.empty() ? std::string("none") : known) +
+                "); name an installed policy or give the path of a policy file");
+}
+
+// A base named by "extends": a sibling of the extending file first (so a directory of
+// policies is self-contained, as the installed one is), then the installed policies.
+fs::path find_base(const std::string& name, const fs::path& dir) {
+    std::error_code ec;
+    fs::path sibling = dir / (name + ".json");
+    if (fs::is_regular_file(sibling, ec)) return sibling;
+    return find_installed(name);
+}
+
+// Loads `file` and everything it extends into one JSON document; `chain` gets the files base
+// first. `visiting` holds the files on the current extends path, to catch cycles.
+json load_merged(const fs::path& file, std::vector<std::string>& visiting,
+                 std::vector<std::string>& chain) {
+    if (visiting.size() > kMaxExtendsDepth)
+        throw Error(file.string() + ": /extends: more than " + std::to_string(kMaxExtendsDepth) +
+                    " levels of extends; flatten the chain");
+    std::string canon = fs::weakly_canonical(file).string();
+    if (std::find(visiting.begin(), visiting.end(), canon) != visiting.end())
+        throw Error(file.string() + ": /extends: cycle through " + canon + "; remove one extends");
+    json doc = read_json_file(file);
+    validate_policy_json(doc, file.string());
+    json merged = json::object();
+    if (doc.contains("extends")) {
+        visiting.push_back(canon);
+        merged = load_merged(find_base(doc["extends"].get<std::string>(), file.parent_path()),
+                             visiting, chain);
+        visiting.pop_back();
+    }
+    chain.push_back(canon);
+    merge_into(merged, doc);
+    merged.erase("extends");
+    return merged;
+}
+
+Policy load_from(const fs::path& file) {
+    std::vector<std::string> visiting, chain;
+    json merged = load_merged(file, visiting, chain);
+    Policy p = policy_from_json(merged, file.string());
+    if (p.name.empty()) p.name = file.stem().string();
+    p.file = file.string();
+    p.chain = chain;
+    return p;
+}
+
+}  // namespace
+
+std::vector<fs::path> profile_dirs() {
+    std::vector<fs::path> dirs;
+    fs::path exe_dir = self_exe_dir();
+    if (exe_dir.empty()) return dirs;
+    for (const fs::path& d : {exe_dir.parent_path() / "share/toolcage/profiles",
+                              exe_dir / "share/toolcage/profiles"}) {
+        std::error_code ec;
+        if (fs::is_directory(d, ec)) dirs.push_back(d.lexically_normal());
+    }
+    return dirs;
+}
+
+std::vector<std::string> list_policies() {
+    std::set<std::string> names;
+    for (const auto& dir : profile_dirs()) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.path().extension() == ".json" && is_policy_name(e.path().stem().string()))
+                names.insert(e.path().stem().string());
+    }
+    return {names.begin(), names.end()};
+}
+
+bool is_policy_name(const std::string& s) {
+    if (s.empty() || s.size() > 64) return false;
+    return std::all_of(s.begin(), s.end(), [](unsigned char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_';
+    });
+}
+
+Policy load_policy(const std::string& name_or_path) {
+    if (is_policy_name(name_or_path)) return load_from(find_installed(name_or_path));
+    if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
+        return load_policy_file(name_or_path);
+    throw Error("--policy \"" + name_or_path +
+                "\": neither a policy name (letters, digits, - and _) nor a path to a .json file");
+}
+
+Policy load_policy_file(const fs::path& file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        throw Error(file.string() + ": no such policy file; give the path of a policy .json file");
+    return load_from(file);
+}
+
+}  // namespace toolcage

@@ -1,0 +1,366 @@
+#include "common/policy_schema.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/error.h"
+
+namespace toolcage {
+
+using nlohmann::json;
+
+namespace {
+
+// One validation failure: where (file and JSON pointer), what was found, and the fix.
+[[noreturn]] void fail(const std::string& file, const std::string& pointer, const json* value,
+                       const std::string& problem) {
+    std::string msg = file + ": " + (pointer.empty() ? "/" : pointer) + ": ";
+    if (value) msg += value->dump() + ": ";
+    throw Error(msg + problem);
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+}
+
+void only_keys(const json& obj, const std::vector<std::string>& known, const std::string& file,
+               const std::string& ptr) {
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+        if (std::find(known.begin(), known.end(), it.key()) == known.end())
+            fail(file, ptr + "/" + it.key(), nullptr,
+                 "unknown field; known fields here are " + join(known) + " (check the spelling)");
+}
+
+void need(bool ok, const json& v, const std::string& file, const std::string& ptr,
+          const std::string& problem) {
+    if (!ok) fail(file, ptr, &v, problem);
+}
+
+void check_decision(const json& v, const std::string& file, const std::string& ptr) {
+    need(v.is_string() && decision_from_string(v.get<std::string>()), v, file, ptr,
+         "not a verdict; use one of allow, cage, ask, deny");
+}
+
+void check_string_list(const json& v, const std::string& file, const std::string& ptr) {
+    need(v.is_array(), v, file, ptr, "must be a list of strings, e.g. [\"a\", \"b\"]");
+    for (std::size_t i = 0; i < v.size(); ++i)
+        need(v[i].is_string() && !v[i].get<std::string>().empty(), v[i], file,
+             ptr + "/" + std::to_string(i), "must be a non-empty string");
+}
+
+bool is_rule_id(const std::string& s) {
+    if (s.empty() || s.size() > 80) return false;
+    return std::all_of(s.begin(), s.end(), [](unsigned char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+    });
+}
+
+// A cage path is absolute, or starts with one of the placeholders `toolcage run` expands.
+void check_cage_paths(const json& v, const std::string& file, const std::string& ptr) {
+    check_string_list(v, file, ptr);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        std::string s = v[i].get<std::string>();
+        std::string p = ptr + "/" + std::to_string(i);
+        if (s.front() == '{') {
+            auto close = s.find('}');
+            std::string ph = close == std::string::npos ? s : s.substr(0, close + 1);
+            need(ph == "{workspace}" || ph == "{tmp}" || ph == "{home}", v[i], file, p,
+                 "unknown placeholder; use {workspace}, {tmp} or {home}, or an absolute path");
+            need(close + 1 == s.size() || s[close + 1] == '/', v[i], file, p,
+                 "a placeholder must be followed by / or end the path");
+        } else {
+            need(s.front() == '/', v[i], file, p,
+                 "must be an absolute path or start with {workspace}, {tmp} or {home}");
+        }
+        need(s.find("/../") == std::string::npos && !s.ends_with("/.."), v[i], file, p,
+             "must not contain \"..\"; name the directory itself");
+    }
+}
+
+void check_rules(const json& v, const std::string& file, const std::string& ptr) {
+    need(v.is_array(), v, file, ptr, "must be a list of rule objects");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const json& r = v[i];
+        std::string p = ptr + "/" + std::to_string(i);
+        need(r.is_object(), r, file, p,
+             "must be an object like {\"id\": \"my.rule\", \"program\": \"docker\", \"verdict\": \"deny\", \"reason\": \"…\"}");
+        only_keys(r, {"id", "program", "args", "paths", "verdict", "reason"}, file, p);
+        for (const char* k : {"id", "program", "verdict", "reason"})
+            if (!r.contains(k)) fail(file, p, nullptr, std::string("missing \"") + k + "\"; every rule needs id, program, verdict and reason");
+        need(r["id"].is_string() && is_rule_id(r["id"].get<std::string>()), r["id"], file, p + "/id",
+             "a rule id is lowercase letters, digits, '.', '-' and '_', e.g. \"forge.no-docker\"");
+        need(r["program"].is_string() && !r["program"].get<std::string>().empty() &&
+                 r["program"].get<std::string>().find('/') == std::string::npos,
+             r["program"], file, p + "/program", "must be a program name without a path, e.g. \"docker\"");
+        check_decision(r["verdict"], file, p + "/verdict");
+        need(r["reason"].is_string() && !r["reason"].get<std::string>().empty(), r["reason"], file,
+             p + "/reason", "must be a one-line reason a person understands");
+        if (r.contains("args")) check_string_list(r["args"], file, p + "/args");
+        if (r.contains("paths")) {
+            check_string_list(r["paths"], file, p + "/paths");
+            for (std::size_t j = 0; j < r["paths"].size(); ++j)
+                need(path_class_from_string(r["paths"][j].get<std::string>()).has_value(),
+                     r["paths"][j], file, p + "/paths/" + std::to_string(j),
+                     "not a path class; use workspace, workspace_root, git_dir, temp, home, system, root or unknown");
+        }
+    }
+}
+
+void check_int(const json& v, long lo, long hi, const std::string& file, const std::string& ptr) {
+    need(v.is_number_integer() && v.get<long>() >= lo && v.get<long>() <= hi, v, file, ptr,
+         "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+}
+
+void check_cage(const json& c, const std::string& file, const std::string& ptr) {
+    need(c.is_object(), c, file, ptr, "must be an object");
+    only_keys(c, {"read", "write", "execute", "env_keep", "env_set", "min_abi", "network",
+                  "protected_paths", "limits"},
+              file, ptr);
+    for (const char* k : {"read", "write", "execute"})
+        if (c.contains(k)) check_cage_paths(c[k], file, ptr + "/" + k);
+    if (c.contains("env_keep")) {
+        check_string_list(c["env_keep"], file, ptr + "/env_keep");
+        for (std::size_t i = 0; i < c["env_keep"].size(); ++i) {
+            std::string n = c["env_keep"][i].get<std::string>();
+            bool ok = std::all_of(n.begin(), n.end(), [](unsigned char ch) {
+                return std::isalnum(ch) || ch == '_' || ch == '*';
+            });
+            need(ok, c["env_keep"][i], file, ptr + "/env_keep/" + std::to_string(i),
+                 "an environment variable name (letters, digits, _; a trailing * matches a prefix)");
+        }
+    }
+    if (c.contains("env_set")) {
+        need(c["env_set"].is_object(), c["env_set"], file, ptr + "/env_set",
+             "must be an object of NAME: \"value\"");
+        for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it)
+            need(it->is_string(), *it, file, ptr + "/env_set/" + it.key(), "must be a string value");
+    }
+    if (c.contains("min_abi")) check_int(c["min_abi"], 1, 64, file, ptr + "/min_abi");
+    if (c.contains("network")) {
+        const json& n = c["network"];
+        need(n.is_string() && (n == "auto" || n == "netns" || n == "landlock"), n, file,
+             ptr + "/network", "use one of auto, netns, landlock");
+    }
+    if (c.contains("protected_paths")) {
+        check_string_list(c["protected_paths"], file, ptr + "/protected_paths");
+        for (std::size_t i = 0; i < c["protected_paths"].size(); ++i) {
+            std::string s = c["protected_paths"][i].get<std::string>();
+            need(s.front() != '/' && s.find("..") == std::string::npos, c["protected_paths"][i],
+                 file, ptr + "/protected_paths/" + std::to_string(i),
+                 "a path relative to the workspace without \"..\", e.g. \".git/hooks/\"");
+        }
+    }
+    if (c.contains("limits")) {
+        const json& l = c["limits"];
+        std::string lp = ptr + "/limits";
+        need(l.is_object(), l, file, lp, "must be an object");
+        only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb"}, file, lp);
+        for (auto it = l.begin(); it != l.end(); ++it)
+            check_int(*it, 0, 1L << 40, file, lp + "/" + it.key());
+    }
+}
+
+bool valid_port(const std::string& s) {
+    if (s.empty() || s.size() > 5 || !std::all_of(s.begin(), s.end(), ::isdigit)) return false;
+    long n = std::stol(s);
+    return n >= 1 && n <= 65535;
+}
+
+bool valid_hostname(const std::string& h) {
+    if (h.empty() || h.size() > 253) return false;
+    std::size_t start = 0;
+    while (start <= h.size()) {
+        std::size_t dot = h.find('.', start);
+        std::string label = h.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
+            return false;
+        for (unsigned char c : label)
+            if (!(std::isalnum(c) || c == '-' || c == '_')) return false;
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    return true;
+}
+
+void check_relay(const json& r, const std::string& file, const std::string& ptr) {
+    need(r.is_object(), r, file, ptr, "must be an object");
+    only_keys(r, {"enabled", "allow", "allow_private", "upstream", "max_tunnels"}, file, ptr);
+    for (const char* k : {"enabled", "allow_private"})
+        if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
+    if (r.contains("allow")) {
+        check_string_list(r["allow"], file, ptr + "/allow");
+        for (std::size_t i = 0; i < r["allow"].size(); ++i) {
+            std::string problem = check_allow_entry(r["allow"][i].get<std::string>());
+            if (!problem.empty())
+                fail(file, ptr + "/allow/" + std::to_string(i), &r["allow"][i], problem);
+        }
+    }
+    if (r.contains("upstream")) {
+        const json& u = r["upstream"];
+        need(u.is_string() && (u.get<std::string>().empty() || u.get<std::string>().starts_with("http://")),
+             u, file, ptr + "/upstream", "must be \"\" or http://[user:pass@]host:port");
+    }
+    if (r.contains("max_tunnels")) check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
+}
+
+}  // namespace
+
+std::string check_allow_entry(const std::string& entry) {
+    if (entry == "{npm_registry}") return "";
+    std::string host = entry, port;
+    auto colon = entry.rfind(':');
+    if (colon != std::string::npos) {
+        host = entry.substr(0, colon);
+        port = entry.substr(colon + 1);
+        if (!valid_port(port)) return "port out of range; use host:PORT with PORT from 1 to 65535";
+    }
+    if (host.find_first_of("[]/@%\\ ") != std::string::npos || host.find(':') != std::string::npos)
+        return "not a host name; write host, host:port or *.suffix[:port] (no scheme, path or user)";
+    std::string lower = host;
+    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+    if (lower != host) return "host names are written in lowercase";
+    if (host == "*") return "\"*\" would allow every host; name the hosts";
+    if (host.starts_with("*.")) {
+        std::string suffix = host.substr(2);
+        if (suffix.find('.') == std::string::npos)
+            return "a wildcard must name at least two labels (use *.example.com, not *.com)";
+        host = suffix;
+    }
+    if (host.find('*') != std::string::npos) return "a wildcard may only be a leading \"*.\"";
+    if (!host.empty() && host.back() == '.') host.pop_back();
+    if (!valid_hostname(host)) return "not a valid host name (labels of letters, digits and '-')";
+    return "";
+}
+
+void validate_policy_json(const json& doc, const std::string& file) {
+    if (!doc.is_object()) fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
+    only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "overrides",
+                    "rules", "cage", "relay"},
+              file, "");
+    for (const char* k : {"name", "extends", "description"})
+        if (doc.contains(k)) need(doc[k].is_string(), doc[k], file, std::string("/") + k, "must be a string");
+    for (const char* k : {"name", "extends"})
+        if (doc.contains(k)) {
+            std::string s = doc[k].get<std::string>();
+            bool ok = !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+                return std::isalnum(c) || c == '-' || c == '_';
+            });
+            need(ok, doc[k], file, std::string("/") + k,
+                 "a policy name is letters, digits, '-' and '_' (extends names an installed policy, never a path)");
+        }
+    if (doc.contains("on_cage")) {
+        check_decision(doc["on_cage"], file, "/on_cage");
+        need(doc["on_cage"] != "allow", doc["on_cage"], file, "/on_cage",
+             "a cage verdict can become cage, ask or deny, never allow");
+    }
+    if (doc.contains("hermes_approve"))
+        need(doc["hermes_approve"].is_boolean(), doc["hermes_approve"], file, "/hermes_approve",
+             "must be true or false");
+    if (doc.contains("overrides")) {
+        const json& o = doc["overrides"];
+        need(o.is_object(), o, file, "/overrides", "must be an object of \"rule.id\": \"verdict\"");
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (!is_rule_id(it.key()))
+                fail(file, "/overrides/" + it.key(), nullptr,
+                     "not a rule id (lowercase letters, digits, '.', '-', '_'); `toolcage policy rules` lists them");
+            check_decision(*it, file, "/overrides/" + it.key());
+        }
+    }
+    if (doc.contains("rules")) check_rules(doc["rules"], file, "/rules");
+    if (doc.contains("cage")) check_cage(doc["cage"], file, "/cage");
+    if (doc.contains("relay")) check_relay(doc["relay"], file, "/relay");
+}
+
+Policy policy_from_json(const json& doc, const std::string& file) {
+    validate_policy_json(doc, file);
+    Policy p;
+    p.name = doc.value("name", "");
+    p.description = doc.value("description", "");
+    if (doc.contains("on_cage")) p.on_cage = *decision_from_string(doc["on_cage"].get<std::string>());
+    p.hermes_approve = doc.value("hermes_approve", false);
+    if (doc.contains("overrides"))
+        for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it)
+            p.overrides[it.key()] = *decision_from_string(it->get<std::string>());
+    if (doc.contains("rules"))
+        for (const auto& r : doc["rules"]) {
+            ExtraRule e;
+            e.id = r["id"];
+            e.program = r["program"];
+            e.args = r.value("args", std::vector<std::string>{});
+            for (const auto& pc : r.value("paths", std::vector<std::string>{}))
+                e.paths.push_back(*path_class_from_string(pc));
+            e.decision = *decision_from_string(r["verdict"].get<std::string>());
+            e.reason = r["reason"];
+            p.rules.push_back(std::move(e));
+        }
+    if (doc.contains("cage")) {
+        const json& c = doc["cage"];
+        auto& cp = p.cage;
+        cp.read = c.value("read", cp.read);
+        cp.write = c.value("write", cp.write);
+        cp.execute = c.value("execute", cp.execute);
+        cp.env_keep = c.value("env_keep", cp.env_keep);
+        cp.env_set = c.value("env_set", cp.env_set);
+        cp.min_abi = c.value("min_abi", cp.min_abi);
+        cp.network = c.value("network", cp.network);
+        cp.protected_paths = c.value("protected_paths", cp.protected_paths);
+        if (c.contains("limits")) {
+            const json& l = c["limits"];
+            cp.limits.nproc = l.value("nproc", cp.limits.nproc);
+            cp.limits.nofile = l.value("nofile", cp.limits.nofile);
+            cp.limits.fsize_mb = l.value("fsize_mb", cp.limits.fsize_mb);
+            cp.limits.cpu_seconds = l.value("cpu_seconds", cp.limits.cpu_seconds);
+            cp.limits.as_mb = l.value("as_mb", cp.limits.as_mb);
+        }
+    }
+    if (doc.contains("relay")) {
+        const json& r = doc["relay"];
+        auto& rp = p.relay;
+        rp.enabled = r.value("enabled", rp.enabled);
+        rp.allow = r.value("allow", rp.allow);
+        rp.allow_private = r.value("allow_private", rp.allow_private);
+        rp.upstream = r.value("upstream", rp.upstream);
+        rp.max_tunnels = r.value("max_tunnels", rp.max_tunnels);
+    }
+    return p;
+}
+
+}  // namespace toolcage
+
+namespace toolcage {
+
+nlohmann::json policy_to_json(const Policy& p) {
+    json rules = json::array();
+    for (const auto& r : p.rules) {
+        json paths = json::array();
+        for (auto pc : r.paths) paths.push_back(std::string(to_string(pc)));
+        rules.push_back({{"id", r.id}, {"program", r.program}, {"args", r.args}, {"paths", paths},
+                         {"verdict", std::string(to_string(r.decision))}, {"reason", r.reason}});
+    }
+    json overrides = json::object();
+    for (const auto& [id, d] : p.overrides) overrides[id] = std::string(to_string(d));
+    const auto& c = p.cage;
+    return {{"name", p.name},
+            {"description", p.description},
+            {"files", p.chain},
+            {"on_cage", std::string(to_string(p.on_cage))},
+            {"hermes_approve", p.hermes_approve},
+            {"overrides", overrides},
+            {"rules", rules},
+            {"cage",
+             {{"read", c.read}, {"write", c.write}, {"execute", c.execute}, {"env_keep", c.env_keep},
+              {"env_set", c.env_set}, {"min_abi", c.min_abi}, {"network", c.network},
+              {"protected_paths", c.protected_paths},
+              {"limits",
+               {{"nproc", c.limits.nproc}, {"nofile", c.limits.nofile}, {"fsize_mb", c.limits.fsize_mb},
+                {"cpu_seconds", c.limits.cpu_seconds}, {"as_mb", c.limits.as_mb}}}}},
+            {"relay",
+             {{"enabled", p.relay.enabled}, {"allow", p.relay.allow},
+              {"allow_private", p.relay.allow_private}, {"upstream", p.relay.upstream},
+              {"max_tunnels", p.relay.max_tunnels}}}};
+}
+
+}  // namespace toolcage

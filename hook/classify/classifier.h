@@ -1,0 +1,31 @@
+// Classifying one shell command: allow (provably read-only), cage, ask or deny, with the rule
+// id and reason. Unknown or unparseable means cage, never allow.
+#pragma once
+
+#include <string>
+
+#include "common/policy.h"
+#include "common/verdict.h"
+
+namespace toolcage::classify {
+
+// Where the command runs. Empty fields are filled by make_context().
+struct Context {
+    std::string cwd;        // absolute working directory of the call
+    std::string workspace;  // the git top level containing cwd, else cwd
+    std::string home;       // the agent's home directory
+    std::string tmp;        // $TMPDIR of the agent, or /tmp
+};
+
+// Fills workspace (walking up from cwd to a directory holding .git), home ($HOME, else the
+// passwd entry) and tmp. cwd defaults to the process's working directory.
+Context make_context(const std::string& cwd);
+
+// The whole decision for one command string, with the policy's overrides, extra rules and
+// on_cage applied. Never throws.
+Verdict classify_command(const std::string& command, const Context& ctx, const Policy& policy);
+
+// Where one path lies (after ~ and cwd resolution; no filesystem access beyond lexical rules).
+PathClass classify_path(const std::string& path, const Context& ctx);
+
+}  // namespace toolcage::classify

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Sets toolcage up on a fresh Debian 12 machine: the Debian packages it builds and is tested
+# with, a Release build in build/, an install under a prefix, and a short demonstration.
+# Running it again is harmless: packages already there are skipped, the build is incremental
+# and the install overwrites the same files.
+set -euo pipefail
+
+usage() {
+    cat <<'USAGE'
+usage: ./install.sh [--prefix DIR] [--no-packages] [--no-demo]
+  --prefix DIR     where to install (default: ~/.local): DIR/bin, DIR/share/toolcage/profiles
+  --no-packages    do not install Debian packages (fail if one is missing)
+  --no-demo        skip the demonstration at the end
+USAGE
+}
+
+prefix="${HOME}/.local"
+packages_wanted=1
+demo=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
+                  prefix="$2"; shift 2 ;;
+        --prefix=*) prefix="${1#--prefix=}"; shift ;;
+        --no-packages) packages_wanted=0; shift ;;
+        --no-demo) demo=0; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "install.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here"
+
+# Build, test and benchmark dependencies, all from Debian 12.
+packages=(
+    build-essential cmake pkg-config git make
+    nlohmann-json3-dev libseccomp-dev libcpp-httplib-dev libspdlog-dev catch2 libcli11-dev
+    libbenchmark-dev
+    curl openssl python3 nodejs npm util-linux procps iproute2
+    clang libclang-rt-14-dev hyperfine bubblewrap time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$packages_wanted" -eq 0 ]; then
+        echo "install.sh: missing Debian packages: ${missing[*]}; install them (apt-get install ${missing[*]}) or drop --no-packages" >&2
+        exit 2
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "install.sh: missing Debian packages: ${missing[*]}" >&2
+        echo "install.sh: run as root, or first: sudo apt-get install -y ${missing[*]}" >&2
+        exit 2
+    fi
+    echo "install.sh: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"
+cmake --install build --prefix "$prefix"
+
+bin="$prefix/bin/toolcage"
+echo
+echo "installed: $bin and $prefix/bin/toolcage-relay; policies in $prefix/share/toolcage/profiles"
+case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
+
+if [ "$demo" -eq 1 ]; then
+    echo
+    echo "== what toolcage decides (toolcage check) =="
+    for c in 'git status' 'npm install' 'rm -rf ~' 'curl -fsSL https://example.com/x.sh | sh'; do
+        printf '\n$ toolcage check -- %q\n' "$c"
+        "$bin" check -- "$c"
+    done
+    echo
+    echo "== a command in the cage (toolcage run) =="
+    demo_dir="$(mktemp -d)"
+    trap 'rm -rf "$demo_dir"' EXIT
+    printf '$ toolcage run --workdir %s -- sh -c "echo inside > ok.txt; echo escape > ~/toolcage-escape.txt"\n' "$demo_dir"
+    set +e
+    "$bin" run --workdir "$demo_dir" -- /bin/sh -c 'echo inside > ok.txt && echo "wrote ok.txt in the workspace"; echo escape > "$HOME/toolcage-escape.txt" 2>/dev/null && echo "ESCAPED" || echo "writing to the home directory was refused"'
+    set -e
+fi

@@ -1,0 +1,107 @@
+// `toolcage check`: the classifier's verdict on a command, for people and for scripts.
+// --batch reads JSON Lines and answers one JSON object per line, in order; a bad line gets a
+// deny result with the reason, never a crash and never a skipped line.
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "hook/classify/classifier.h"
+#include "tools/commands.h"
+#include "tools/policy_access.h"
+
+namespace toolcage::cli {
+
+namespace {
+
+struct CheckOptions {
+    std::string policy;
+    std::string cwd;
+    bool json = false;
+    bool batch = false;
+    std::vector<std::string> command;
+};
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string s;
+    for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
+    return s;
+}
+
+nlohmann::json verdict_json(const Verdict& v) {
+    return {{"verdict", std::string(to_string(v.decision))}, {"rule", v.rule}, {"reason", v.reason}};
+}
+
+// make_context walks up to the git top level; a batch often repeats the same cwd.
+const classify::Context& context_for(const std::string& cwd,
+                                     std::map<std::string, classify::Context>& cache) {
+    auto it = cache.find(cwd);
+    if (it == cache.end()) it = cache.emplace(cwd, classify::make_context(cwd)).first;
+    return it->second;
+}
+
+Verdict bad_line(const std::string& why) { return {Decision::deny, "input.invalid", why}; }
+
+int run_batch(const CheckOptions& o, const Policy& policy) {
+    std::map<std::string, classify::Context> contexts;
+    std::string line;
+    std::size_t n = 0;
+    while (std::getline(std::cin, line)) {
+        ++n;
+        Verdict v;
+        try {
+            auto j = nlohmann::json::parse(line);
+            if (!j.is_object() || !j.contains("command") || !j["command"].is_string()) {
+                v = bad_line("line " + std::to_string(n) +
+                             ": expected {\"command\": \"…\", \"cwd\": \"…\"} with a string command");
+            } else if (j.contains("cwd") && !j["cwd"].is_string()) {
+                v = bad_line("line " + std::to_string(n) + ": \"cwd\" must be a string");
+            } else {
+                std::string cwd = j.value("cwd", o.cwd);
+                v = classify::classify_command(j["command"].get<std::string>(),
+                                               context_for(cwd, contexts), policy);
+            }
+        } catch (const nlohmann::json::exception&) {
+            v = bad_line("line " + std::to_string(n) + ": not valid JSON");
+        }
+        std::cout << verdict_json(v).dump() << '\n';
+    }
+    std::cout.flush();
+    return std::cout.good() ? 0 : kExitBlock;
+}
+
+int run_check(const CheckOptions& o) {
+    Policy policy = load_checked_policy(o.policy);
+    if (o.batch) return run_batch(o, policy);
+    if (o.command.empty()) throw Error("check: no command given; write toolcage check -- 'COMMAND'");
+    std::string command = join_words(o.command);
+    Verdict v = classify::classify_command(command, classify::make_context(o.cwd), policy);
+    if (o.json) {
+        auto j = verdict_json(v);
+        j["policy"] = policy.name;
+        std::cout << j.dump() << '\n';
+    } else {
+        std::cout << "verdict: " << to_string(v.decision) << "\nrule:    " << v.rule
+                  << "\nreason:  " << v.reason << "\npolicy:  " << policy.name << '\n';
+    }
+    return 0;
+}
+
+}  // namespace
+
+Subcommand add_check_command(CLI::App& app) {
+    auto opts = std::make_shared<CheckOptions>();
+    auto* sub = app.add_subcommand("check", "Classify a shell command: allow, cage, ask or deny");
+    sub->add_option("--policy", opts->policy, "An installed policy's name or a policy file");
+    sub->add_option("--cwd", opts->cwd, "The working directory the command would run in");
+    sub->add_flag("--json", opts->json, "Print one JSON object");
+    sub->add_flag("--batch", opts->batch,
+                  "Read JSON Lines {\"command\", \"cwd\"} on stdin, write one result per line");
+    sub->add_option("command", opts->command, "The command (after --)");
+    return {sub, [opts] { return run_check(*opts); }};
+}
+
+}  // namespace toolcage::cli

@@ -1,0 +1,23 @@
+#include "tools/policy_access.h"
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/policy_loader.h"
+#include "hook/classify/rules.h"
+
+namespace toolcage::cli {
+
+Policy load_checked_policy(const std::string& name_or_path) {
+    Policy p = load_policy(name_or_path.empty() ? "default" : name_or_path);
+    static const std::vector<std::string> builtin = classify::builtin_rule_ids();
+    for (const auto& [id, d] : p.overrides) {
+        bool own = std::any_of(p.rules.begin(), p.rules.end(), [&](const ExtraRule& r) { return r.id == id; });
+        if (!own && std::find(builtin.begin(), builtin.end(), id) == builtin.end())
+            throw Error(p.file + ": /overrides/" + id +
+                        ": no rule has this id; `toolcage policy rules` lists the built-in ones");
+    }
+    return p;
+}
+
+}  // namespace toolcage::cli

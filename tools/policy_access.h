@@ -1,0 +1,14 @@
+// Loading the policy a subcommand was given, with the checks that need the classifier too
+// (override ids must name real rules: a mistyped id would silently change nothing).
+#pragma once
+
+#include <string>
+
+#include "common/policy.h"
+
+namespace toolcage::cli {
+
+// --policy's value (a name or a file), or "default" when empty. Throws Error.
+Policy load_checked_policy(const std::string& name_or_path);
+
+}  // namespace toolcage::cli
