@@ -19,6 +19,8 @@ Subcommand add_policy_command(CLI::App& app);
 Subcommand add_hook_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
 Subcommand add_doctor_command(CLI::App& app);
+Subcommand add_install_command(CLI::App& app);
+Subcommand add_uninstall_command(CLI::App& app);
 
 // Exit code every agent treats as a block, and that toolcage uses for any error of its own.
 inline constexpr int kExitBlock = 2;

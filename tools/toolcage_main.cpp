@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
         app.set_version_flag("--version", "toolcage 0.1.0");
         std::vector<Subcommand> subs = {add_check_command(app), add_policy_command(app),
                                         add_hook_command(app), add_run_command(app),
-                                        add_doctor_command(app)};
+                                        add_doctor_command(app), add_install_command(app),
+                                        add_uninstall_command(app)};
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
