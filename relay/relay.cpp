@@ -1,0 +1,71 @@
+#include "relay/relay.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "relay/lifetime.h"
+#include "relay/listener.h"
+#include "relay/pump.h"
+#include "relay/relay_log.h"
+#include "relay/session.h"
+
+namespace toolcage::relay {
+
+void run_relay(const RelayOptions& opt) {
+    // 1. Everything the command line says is checked before anything listens.
+    if (opt.allow.empty())
+        throw Error("--allow: no host allowed (name at least one, e.g. --allow api.example.com)");
+    if (opt.max_tunnels < 1)
+        throw Error("--max-tunnels " + std::to_string(opt.max_tunnels) + ": must be at least 1");
+    SessionContext ctx;
+    ctx.allowlist = Allowlist::parse(opt.allow, "--allow");
+    if (!opt.token_file.empty()) ctx.auth = TokenAuth::from_file(opt.token_file);
+    if (!opt.upstream.empty()) ctx.upstream = UpstreamProxy::parse(opt.upstream);
+    if (opt.watch_fd >= 0) check_watch_fd(opt.watch_fd);
+    ctx.allow_private = opt.allow_private;
+    ctx.header_timeout = opt.header_timeout;
+    ctx.connect_timeout = opt.connect_timeout;
+
+    // 2. The log, then the socket: bind errors reach the launcher before any detaching.
+    init_log(opt.log_file);
+    uint16_t port = 0;
+    Fd listener = listen_on(opt.listen, port);
+    ctx.relay_port = port;
+
+    // 3. Leave the launcher's process tree (no threads exist yet, so forking is safe).
+    if (opt.detach) detach(opt.log_file);
+    ::signal(SIGPIPE, SIG_IGN);
+
+    // 4. Say loudly what is weaker than it should be.
+    if (!ctx.auth.required())
+        log_event("warn", "start",
+                  "no --token-file: any local process may use this relay (pass --token-file)");
+    if (opt.allow_private)
+        log_event("warn", "start",
+                  "--allow-private: loopback and private addresses may be dialled; use this "
+                  "for tests only");
+    log_event("info", "start",
+              "listening on port " + std::to_string(port) + ", " +
+                  (ctx.upstream ? "upstream " + ctx.upstream->host + ":" +
+                                      std::to_string(ctx.upstream->port)
+                                : std::string("direct")) +
+                  " mode, " + std::to_string(opt.allow.size()) + " allow entries");
+
+    // 5. The pump, then the accept loop; the port is announced once both run.
+    Pump pump({opt.idle_timeout, [] { connections_in_use().fetch_sub(1); }});
+    pump.start();
+    ctx.pump = &pump;
+    ctx.on_refused = [] { connections_in_use().fetch_sub(1); };
+    if (opt.ready_fd >= 0) announce_ready(opt.ready_fd, port);
+    accept_loop(listener.get(), {opt.max_tunnels, opt.watch_fd}, ctx);
+
+    // 6. The watched step ended: exiting closes every socket, tunnels included, at once.
+    log_event("info", "stop",
+              "the watched step ended; closing " + std::to_string(connections_in_use().load()) +
+                  " connections and exiting");
+    flush_log();
+    ::_exit(0);
+}
+
+}  // namespace toolcage::relay

@@ -1,0 +1,31 @@
+// toolcage-relay as a library call: the options of the command line and the one function that
+// runs the relay until the watched step ends.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace toolcage::relay {
+
+struct RelayOptions {
+    std::string listen = "127.0.0.1:0";
+    std::vector<std::string> allow;
+    std::string upstream;    // http://[user:pass@]host:port, or empty for direct mode
+    std::string token_file;  // empty: no authentication (warned)
+    bool allow_private = false;
+    int watch_fd = -1;
+    int ready_fd = -1;
+    bool detach = false;
+    std::string log_file;  // empty: stderr
+    int max_tunnels = 256;
+    std::chrono::milliseconds header_timeout{10'000};
+    std::chrono::milliseconds connect_timeout{10'000};
+    std::chrono::milliseconds idle_timeout{600'000};
+};
+
+// Runs the relay; returns only on a startup error (throws toolcage::Error). When the watched
+// step ends, the process exits 0 after closing every tunnel.
+[[noreturn]] void run_relay(const RelayOptions& opt);
+
+}  // namespace toolcage::relay

@@ -1,0 +1,92 @@
+#include "relay/relay_log.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace toolcage::relay {
+namespace {
+
+std::shared_ptr<spdlog::logger>& logger() {
+    static std::shared_ptr<spdlog::logger> l;
+    return l;
+}
+
+std::string now_iso8601() {
+    auto now = std::chrono::system_clock::now();
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+    std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    char out[48];
+    std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms.count()));
+    return out;
+}
+
+void write(const nlohmann::json& j) {
+    auto& l = logger();
+    if (!l) init_log("");
+    // Replacement for invalid UTF-8 so a hostile target cannot make dump() throw.
+    l->info(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+}  // namespace
+
+void init_log(const std::string& path) {
+    std::shared_ptr<spdlog::logger> l;
+    try {
+        if (path.empty())
+            l = std::make_shared<spdlog::logger>("relay",
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
+        else
+            l = std::make_shared<spdlog::logger>(
+                "relay", std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, false));
+    } catch (const spdlog::spdlog_ex& e) {
+        throw Error("--log " + path + ": " + e.what() +
+                    " (give a path in a writable directory, or omit --log for stderr)");
+    }
+    l->set_pattern("%v");
+    l->flush_on(spdlog::level::trace);
+    logger() = l;
+}
+
+void log_connect(const ConnectRecord& r) {
+    nlohmann::json j;
+    j["time"] = now_iso8601();
+    j["event"] = "connect";
+    j["client"] = r.client;
+    j["host"] = r.host;
+    j["port"] = r.port;
+    j["verdict"] = r.verdict;
+    j["status"] = r.status;
+    j["reason"] = r.reason;
+    j["mode"] = r.mode;
+    if (!r.address.empty()) j["address"] = r.address;
+    j["bytes_up"] = r.bytes_up;
+    j["bytes_down"] = r.bytes_down;
+    j["ms"] = r.ms;
+    write(j);
+}
+
+void log_event(const std::string& level, const std::string& event, const std::string& message) {
+    nlohmann::json j;
+    j["time"] = now_iso8601();
+    j["level"] = level;
+    j["event"] = event;
+    j["message"] = message;
+    write(j);
+}
+
+void flush_log() {
+    if (logger()) logger()->flush();
+}
+
+}  // namespace toolcage::relay

@@ -1,0 +1,34 @@
+// The relay's log: one JSON line per CONNECT (and per notable event), through spdlog, to
+// --log FILE or stderr.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace toolcage::relay {
+
+struct ConnectRecord {
+    std::string client;   // peer address
+    std::string host;     // canonical host, or the raw target when it did not parse
+    unsigned port = 0;
+    std::string verdict;  // "allow" or "deny"
+    int status = 0;       // HTTP status we answered
+    std::string reason;
+    std::string mode;     // "direct" or "upstream"
+    std::string address;  // the address dialled (direct mode)
+    uint64_t bytes_up = 0;    // client -> target
+    uint64_t bytes_down = 0;  // target -> client
+    uint64_t ms = 0;          // from accept to the end of the tunnel (or the refusal)
+};
+
+// Sets the sink; "" means stderr. Throws toolcage::Error if the file cannot be opened.
+void init_log(const std::string& path);
+
+void log_connect(const ConnectRecord& r);
+
+// level: "info", "warn" or "error".
+void log_event(const std::string& level, const std::string& event, const std::string& message);
+
+void flush_log();
+
+}  // namespace toolcage::relay

@@ -1,0 +1,38 @@
+// One client connection, from accept to a running tunnel or a refusal: read the CONNECT,
+// authenticate, check the target, dial, answer, and hand the pair to the pump.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "relay/allowlist.h"
+#include "relay/auth.h"
+#include "relay/pump.h"
+#include "relay/socket_io.h"
+#include "relay/upstream.h"
+
+namespace toolcage::relay {
+
+struct SessionContext {
+    Allowlist allowlist;
+    TokenAuth auth;
+    std::optional<UpstreamProxy> upstream;  // empty: direct mode
+    bool allow_private = false;
+    uint16_t relay_port = 0;
+    std::chrono::milliseconds header_timeout{10000};
+    std::chrono::milliseconds connect_timeout{10000};
+    Pump* pump = nullptr;
+    // Called when the connection ends without becoming a tunnel (a tunnel's end is the pump's).
+    std::function<void()> on_refused;
+};
+
+// Runs on its own thread; owns `client` and always ends by closing it or handing it on.
+void handle_client(Fd client, std::string peer, Clock::time_point accepted,
+                   const SessionContext& ctx);
+
+// Whether the target names the relay's own listening socket by a local name or address.
+bool names_relay_itself(const Target& t, uint16_t relay_port);
+
+}  // namespace toolcage::relay

@@ -1,0 +1,61 @@
+// Token authentication and the OpenShell policy generator.
+#include <catch2/catch.hpp>
+
+#include "common/error.h"
+#include "common/policy.h"
+#include "relay/auth.h"
+#include "relay/openshell_policy.h"
+
+using namespace toolcage::relay;
+
+TEST_CASE("base64 round trip and strict decoding") {
+    for (std::string s : {"", "a", "ab", "abc", "toolcage:0123456789abcdef"})
+        CHECK(base64_decode(base64_encode(s)) == s);
+    CHECK_FALSE(base64_decode("abc"));
+    CHECK_FALSE(base64_decode("a=bc"));
+    CHECK_FALSE(base64_decode("ab=c"));
+    CHECK_FALSE(base64_decode("ab$c"));
+}
+
+TEST_CASE("token auth accepts only user toolcage with the token") {
+    TokenAuth auth("0123456789abcdef0123");
+    auto hdr = [](std::string creds) {
+        return std::optional<std::string>("Basic " + base64_encode(creds));
+    };
+    CHECK(auth.accepts(hdr("toolcage:0123456789abcdef0123")));
+    CHECK(auth.accepts(std::optional<std::string>("basic " +
+                                                  base64_encode("toolcage:0123456789abcdef0123"))));
+    CHECK_FALSE(auth.accepts(std::nullopt));
+    CHECK_FALSE(auth.accepts(hdr("toolcage:0123456789abcdef012")));
+    CHECK_FALSE(auth.accepts(hdr("toolcage:0123456789abcdef01234")));
+    CHECK_FALSE(auth.accepts(hdr("other:0123456789abcdef0123")));
+    CHECK_FALSE(auth.accepts(std::optional<std::string>("Bearer 0123456789abcdef0123")));
+    CHECK(TokenAuth().accepts(std::nullopt));
+    CHECK(constant_time_equal("abc", "abc"));
+    CHECK_FALSE(constant_time_equal("abc", "abd"));
+    CHECK_FALSE(constant_time_equal("abc", "abcd"));
+}
+
+TEST_CASE("openshell policy grants the relay binary only, one endpoint per entry") {
+    toolcage::Policy p;
+    p.name = "forge";
+    p.relay.allow = {"api.example.com", "*.cdn.example.net:8443", "Git.Example.com:22"};
+    std::string y = openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay");
+    CHECK(y.find("version: 1\n") != std::string::npos);
+    CHECK(y.find("network_policies:\n  toolcage_relay_forge:\n") != std::string::npos);
+    CHECK(y.find("      - host: \"api.example.com\"\n        port: 443\n        tls: skip\n") !=
+          std::string::npos);
+    CHECK(y.find("      - host: \"*.cdn.example.net\"\n        port: 8443\n") != std::string::npos);
+    CHECK(y.find("      - host: \"git.example.com\"\n        port: 22\n") != std::string::npos);
+    CHECK(y.find("    binaries:\n      - path: \"/usr/local/bin/toolcage-relay\"\n") !=
+          std::string::npos);
+    // Exactly one binary.
+    CHECK(y.find("- path:") == y.rfind("- path:"));
+
+    p.relay.allow = {"*.com"};
+    CHECK_THROWS_AS(openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay"), toolcage::Error);
+    p.relay.allow = {};
+    CHECK_THROWS_AS(openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay"), toolcage::Error);
+    p.relay.allow = {"api.example.com"};
+    CHECK_THROWS_AS(openshell_policy_yaml(p, "toolcage-relay"), toolcage::Error);
+}

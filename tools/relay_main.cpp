@@ -1,0 +1,56 @@
+// toolcage-relay: the cage's only way out. A CONNECT-only proxy with a host allowlist.
+// Reads its options, then hands over to relay/relay.cpp, whose run_relay() tells the story.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "common/error.h"
+#include "relay/relay.h"
+
+int main(int argc, char** argv) {
+    toolcage::relay::RelayOptions opt;
+    CLI::App app{"toolcage-relay: a CONNECT-only proxy with a host allowlist"};
+    app.option_defaults()->always_capture_default();
+    app.add_option("--listen", opt.listen, "address:port to listen on (port 0: any free port)");
+    app.add_option("--allow", opt.allow,
+                   "allowed target: host, host:port or *.suffix[:port] (port 443 by default)")
+        ->take_all()
+        ->expected(1, -1)
+        ->required();
+    app.add_option("--upstream", opt.upstream,
+                   "send every CONNECT through this HTTP proxy: http://[user:pass@]host:port");
+    app.add_option("--token-file", opt.token_file,
+                   "file holding the token clients must send (Proxy-Authorization: Basic, user "
+                   "toolcage)");
+    app.add_flag("--allow-private", opt.allow_private,
+                 "let targets resolve to loopback and private addresses (tests only)");
+    app.add_option("--watch-fd", opt.watch_fd,
+                   "pidfd of the launching step, or a lifeline pipe's read end: exit when it ends");
+    app.add_option("--ready-fd", opt.ready_fd, "write the bound port and a newline here when ready");
+    app.add_flag("--detach", opt.detach, "double-fork and setsid() away from the launcher");
+    app.add_option("--log", opt.log_file, "append JSON lines here instead of stderr");
+    app.add_option("--max-tunnels", opt.max_tunnels, "connections held at once; beyond: 503")
+        ->check(CLI::Range(1, 1'000'000));
+    long header_ms = opt.header_timeout.count();
+    long connect_ms = opt.connect_timeout.count();
+    long idle_s = opt.idle_timeout.count() / 1000;
+    app.add_option("--header-timeout-ms", header_ms, "time allowed for the request header (408)")
+        ->check(CLI::Range(1L, 3'600'000L));
+    app.add_option("--connect-timeout-ms", connect_ms, "time allowed to open the tunnel (504)")
+        ->check(CLI::Range(1L, 3'600'000L));
+    app.add_option("--idle-timeout", idle_s, "seconds a tunnel may stay silent both ways")
+        ->check(CLI::Range(1L, 604'800L));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+    opt.header_timeout = std::chrono::milliseconds(header_ms);
+    opt.connect_timeout = std::chrono::milliseconds(connect_ms);
+    opt.idle_timeout = std::chrono::seconds(idle_s);
+    try {
+        toolcage::relay::run_relay(opt);
+    } catch (const toolcage::Error& e) {
+        std::fprintf(stderr, "toolcage-relay: %s\n", e.what());
+        return 2;
+    }
+}
