@@ -8,15 +8,24 @@ set -euo pipefail
 usage() {
     cat <<'USAGE'
 usage: ./install.sh [--prefix DIR] [--no-packages] [--no-demo]
+                    [--hermes-profile NAME] [--claude-settings FILE] [--openclaw] [--policy NAME]
   --prefix DIR     where to install (default: ~/.local): DIR/bin, DIR/share/toolcage/profiles
   --no-packages    do not install Debian packages (fail if one is missing)
   --no-demo        skip the demonstration at the end
+  --hermes-profile NAME    wire the hook into this Hermes profile ("default": ~/.hermes)
+  --claude-settings FILE   wire the hook into this Claude Code settings.json
+  --openclaw               load and enable toolcage's plugin in OpenClaw
+  --policy NAME            the policy for the Hermes profile (SOUL.md) and the Claude Code hook
 USAGE
 }
 
 prefix="${HOME}/.local"
 packages_wanted=1
 demo=1
+hermes_profile=""
+claude_settings=""
+openclaw=0
+policy=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
@@ -24,6 +33,15 @@ while [ $# -gt 0 ]; do
         --prefix=*) prefix="${1#--prefix=}"; shift ;;
         --no-packages) packages_wanted=0; shift ;;
         --no-demo) demo=0; shift ;;
+        --hermes-profile|--claude-settings|--policy)
+                  [ $# -ge 2 ] || { echo "install.sh: $1 needs a value" >&2; exit 2; }
+                  case "$1" in
+                      --hermes-profile) hermes_profile="$2" ;;
+                      --claude-settings) claude_settings="$2" ;;
+                      --policy) policy="$2" ;;
+                  esac
+                  shift 2 ;;
+        --openclaw) openclaw=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "install.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     esac
@@ -71,6 +89,24 @@ echo
 echo "installed: $bin and $prefix/bin/toolcage-relay; policies in $prefix/share/toolcage/profiles"
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
 
+# Wire the hook into the agents asked for. A failure here (say, a config.yaml that already has
+# `hooks:`) is reported and makes install.sh exit 2 at the end, after the rest has run.
+wiring_failed=0
+policy_args=()
+[ -n "$policy" ] && policy_args=(--policy "$policy")
+if [ -n "$hermes_profile" ]; then
+    echo
+    "$bin" install hermes --profile "$hermes_profile" "${policy_args[@]}" || wiring_failed=1
+fi
+if [ -n "$claude_settings" ]; then
+    echo
+    "$bin" install claude --settings "$claude_settings" "${policy_args[@]}" || wiring_failed=1
+fi
+if [ "$openclaw" -eq 1 ]; then
+    echo
+    "$bin" install openclaw || wiring_failed=1
+fi
+
 if [ "$demo" -eq 1 ]; then
     echo
     echo "== what toolcage decides (toolcage check) =="
@@ -86,4 +122,9 @@ if [ "$demo" -eq 1 ]; then
     set +e
     "$bin" run --workdir "$demo_dir" -- /bin/sh -c 'echo inside > ok.txt && echo "wrote ok.txt in the workspace"; echo escape > "$HOME/toolcage-escape.txt" 2>/dev/null && echo "ESCAPED" || echo "writing to the home directory was refused"'
     set -e
+fi
+
+if [ "$wiring_failed" -ne 0 ]; then
+    echo "install.sh: wiring toolcage into an agent failed; see the messages above" >&2
+    exit 2
 fi

@@ -2,6 +2,7 @@
 // built-in rule ids, and print the OpenShell network policy for the relay.
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "common/policy_loader.h"

@@ -1,0 +1,77 @@
+#include "hook/install/change_set.h"
+
+#include "common/error.h"
+
+namespace toolcage::install {
+
+namespace {
+
+bool same(const FileEdit& e) {
+    if (!e.after) return !e.before.exists;
+    return e.before.exists && e.before.content == *e.after;
+}
+
+void put_back(const FileEdit& e) {
+    if (e.before.exists)
+        write_atomic(e.before.path, e.before.content, e.before.mode, e.before.uid, e.before.gid);
+    else
+        remove_file(e.before.path);
+}
+
+}  // namespace
+
+void ChangeSet::add(FileEdit edit) {
+    if (!same(edit)) edits_.push_back(std::move(edit));
+}
+
+std::vector<std::string> ChangeSet::preview() const {
+    std::vector<std::string> out;
+    for (const auto& e : edits_) out.push_back(e.before.path.string() + ": would " + e.what);
+    return out;
+}
+
+std::vector<std::string> ChangeSet::apply() const {
+    // Everything is checked before the first write, so that bad input changes nothing.
+    for (const auto& e : edits_) {
+        std::string why = why_not_writable(e.before);
+        if (!why.empty()) throw Error(why + " (nothing was changed)");
+        FileState now = read_file_state(e.before.path);
+        if (now.exists != e.before.exists || now.content != e.before.content)
+            throw Error(e.before.path.string() +
+                        ": changed while toolcage was reading it; run again (nothing was changed)");
+    }
+    std::vector<std::string> backups;
+    for (const auto& e : edits_)
+        backups.push_back(e.before.exists ? backup_file(e.before).string() : "");
+
+    std::vector<std::string> out;
+    for (size_t i = 0; i < edits_.size(); ++i) {
+        const FileEdit& e = edits_[i];
+        try {
+            if (e.after) {
+                mode_t mode = e.before.exists ? e.before.mode : e.new_file_mode;
+                write_atomic(e.before.path, *e.after, mode, e.before.uid, e.before.gid);
+            } else {
+                remove_file(e.before.path);
+            }
+        } catch (const Error& err) {
+            std::string undo;
+            for (size_t j = 0; j < i; ++j) {
+                try {
+                    put_back(edits_[j]);
+                } catch (const Error& again) {
+                    undo += "; could not put back " + edits_[j].before.path.string() + " (" +
+                            again.what() + "): its backup is " +
+                            (backups[j].empty() ? "none (it did not exist)" : backups[j]);
+                }
+            }
+            throw Error(std::string(err.what()) + "; the files changed before it were put back" +
+                        undo);
+        }
+        out.push_back(e.before.path.string() + ": " + e.what +
+                      (backups[i].empty() ? "" : " (backup: " + backups[i] + ")"));
+    }
+    return out;
+}
+
+}  // namespace toolcage::install

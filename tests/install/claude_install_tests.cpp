@@ -1,0 +1,160 @@
+// `toolcage install claude` / `uninstall claude` against settings.json files in /tmp.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/install/harness.h"
+
+using namespace toolcage::test;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// A user's settings, four-space indented, with a hook of their own and other keys.
+const std::string kSettings = R"json({
+    "model": "opus",
+    "permissions": {
+        "allow": ["Bash(git status)"]
+    },
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "~/audit.sh"}]
+            }
+        ],
+        "PostToolUse": [
+            {
+                "matcher": "Write",
+                "hooks": [{"type": "command", "command": "prettier --write"}]
+            }
+        ]
+    },
+    "env": {"A": "1"}
+}
+)json";
+
+Run install(const TempDir& d, std::vector<std::string> more = {}) {
+    std::vector<std::string> args{"install", "claude", "--settings",
+                                  (d / "settings.json").string()};
+    args.insert(args.end(), more.begin(), more.end());
+    return run_toolcage(args, d.str());
+}
+
+Run uninstall(const TempDir& d) {
+    return run_toolcage({"uninstall", "claude", "--settings", (d / "settings.json").string()},
+                        d.str());
+}
+
+}  // namespace
+
+TEST_CASE("install claude adds one PreToolUse group and keeps every other key and hook",
+          "[install][claude]") {
+    TempDir d;
+    write_file(d / "settings.json", kSettings, 0600);
+    Run r = install(d);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    std::string text = read_file(d / "settings.json");
+    CHECK(text.find("\n    \"model\"") != std::string::npos);  // still four-space indented
+    ojson s = ojson::parse(text);
+    ojson original = ojson::parse(kSettings);
+    std::vector<std::string> keys;
+    for (auto it = s.begin(); it != s.end(); ++it) keys.push_back(it.key());
+    CHECK(keys == std::vector<std::string>{"model", "permissions", "hooks", "env"});
+    CHECK(s["permissions"] == original["permissions"]);
+    CHECK(s["hooks"]["PostToolUse"] == original["hooks"]["PostToolUse"]);
+    const ojson& pre = s["hooks"]["PreToolUse"];
+    REQUIRE(pre.size() == 2);
+    CHECK(pre[0] == original["hooks"]["PreToolUse"][0]);
+    CHECK(pre[1]["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit");
+    REQUIRE(pre[1]["hooks"].size() == 1);
+    CHECK(pre[1]["hooks"][0]["type"] == "command");
+    CHECK(pre[1]["hooks"][0]["command"] == toolcage_path() + " hook --agent claude");
+    CHECK(pre[1]["hooks"][0]["timeout"] == 10);
+    CHECK(file_mode(d / "settings.json") == 0600);
+}
+
+TEST_CASE("a second install claude changes no byte; uninstall restores the original bytes",
+          "[install][claude]") {
+    TempDir d;
+    write_file(d / "settings.json", kSettings);
+    REQUIRE(install(d).code == 0);
+    auto installed = snapshot(d.path(), true);
+    Run again = install(d);
+    CHECK(again.code == 0);
+    CHECK(again.out.find("nothing to change") != std::string::npos);
+    CHECK(snapshot(d.path(), true) == installed);
+    Run u = uninstall(d);
+    INFO(u.out << u.err);
+    REQUIRE(u.code == 0);
+    CHECK(read_file(d / "settings.json") == kSettings);
+    CHECK(uninstall(d).out.find("nothing to change") != std::string::npos);
+}
+
+TEST_CASE("install claude --policy puts the policy on the hook's command line",
+          "[install][claude]") {
+    TempDir d;
+    write_file(d / "settings.json", "{}\n");
+    REQUIRE(install(d, {"--policy", "strict"}).code == 0);
+    REQUIRE(install(d, {"--policy", "forge"}).code == 0);  // replaces, does not add a second
+    ojson pre = ojson::parse(read_file(d / "settings.json"))["hooks"]["PreToolUse"];
+    REQUIRE(pre.size() == 1);
+    CHECK(pre[0]["hooks"][0]["command"] == toolcage_path() + " hook --agent claude --policy forge");
+    REQUIRE(uninstall(d).code == 0);
+    CHECK(read_file(d / "settings.json") == "{}\n");
+}
+
+TEST_CASE("install claude uses ~/.claude/settings.json and creates it; uninstall removes it",
+          "[install][claude]") {
+    TempDir home;
+    std::filesystem::create_directories(home / ".claude");
+    Run r = run_toolcage({"install", "claude"}, home.str());
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(ojson::parse(read_file(home / ".claude/settings.json"))["hooks"]["PreToolUse"].size() ==
+          1);
+    REQUIRE(run_toolcage({"uninstall", "claude"}, home.str()).code == 0);
+    CHECK(snapshot(home.path()).empty());
+}
+
+TEST_CASE("install claude refuses bad input and changes nothing", "[install][claude]") {
+    SECTION("settings.json that is not JSON") {
+        TempDir d;
+        write_file(d / "settings.json", "{\n  \"model\": \"opus\",\n}\n");
+        Run r = install(d);
+        CHECK(r.code == 2);
+        CHECK(r.err.find("settings.json: not valid JSON at line 3") != std::string::npos);
+        CHECK(read_file(d / "settings.json") == "{\n  \"model\": \"opus\",\n}\n");
+        CHECK(backups(d.path()).empty());
+    }
+    SECTION("hooks that is not an object") {
+        TempDir d;
+        write_file(d / "settings.json", "{\"hooks\": []}");
+        Run r = install(d);
+        CHECK(r.code == 2);
+        CHECK(r.err.find("/hooks is array, expected an object") != std::string::npos);
+    }
+    SECTION("a read-only settings.json") {
+        TempDir d;
+        write_file(d / "settings.json", kSettings, 0444);
+        Run r = install(d);
+        CHECK(r.code == 2);
+        CHECK(r.err.find("read-only (mode 0444)") != std::string::npos);
+        CHECK(read_file(d / "settings.json") == kSettings);
+    }
+    SECTION("no ~/.claude directory") {
+        TempDir home;
+        Run r = run_toolcage({"install", "claude"}, home.str());
+        CHECK(r.code == 2);
+        CHECK(r.err.find(".claude: no such directory") != std::string::npos);
+        CHECK(snapshot(home.path()).empty());
+    }
+    SECTION("an unknown policy") {
+        TempDir d;
+        write_file(d / "settings.json", kSettings);
+        Run r = install(d, {"--policy", "../etc/passwd"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("not a policy name") != std::string::npos);
+        CHECK(read_file(d / "settings.json") == kSettings);
+    }
+}
