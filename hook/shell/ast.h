@@ -42,6 +42,7 @@ struct Redirect {
     std::string heredoc_body;    // << and <<-: the body (leading tabs removed for <<-)
     bool heredoc_quoted = false; // delimiter was quoted: the body is inert text
     std::vector<Script> heredoc_subs;  // unquoted body: every substitution in it, parsed
+    std::string fd_var;          // {var}> form: the variable that receives the descriptor
 };
 
 struct Assignment {
