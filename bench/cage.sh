@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Whole-process cost of a caged step: `toolcage run -- /bin/true` against bare /bin/true,
+# bubblewrap (bwrap --ro-bind / / --dev /dev /bin/true) and the sandbox-runtime CLI
+# (srt -c true), in one hyperfine run; prints each one's overhead over /bin/true and ratios.
+# Usage: bench/cage.sh [BUILD_DIR]   (default: ./build). Needs hyperfine; bwrap and srt optional.
+# Goal: toolcage at most 2 ms over /bin/true without the relay, and the fastest of the three.
+set -euo pipefail
+
+build=$(cd "${1:-build}" && pwd)
+runs=${RUNS:-300}
+here=$(cd "$(dirname "$0")/.." && pwd)
+command -v hyperfine >/dev/null || { echo "bench/cage.sh: hyperfine is not installed" >&2; exit 2; }
+
+# The cage launcher: the toolcage binary, or the test launcher (same run_caged) when the
+# binary is not built.
+if [[ -x $build/toolcage ]]; then
+  cage=("$build/toolcage" run --)
+elif [[ -x $build/tests/escape/cage_runner ]]; then
+  echo "note: $build/toolcage not built; timing tests/escape/cage_runner (the same run_caged)"
+  cage=("$build/tests/escape/cage_runner" --policy "$here/profiles/default.json" --)
+else
+  echo "bench/cage.sh: neither $build/toolcage nor $build/tests/escape/cage_runner exists" >&2
+  exit 2
+fi
+
+work=$(mktemp -d /tmp/toolcage-bench-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"   # a small workspace: the cage's {workspace} is the current directory
+
+names=("/bin/true" "toolcage run")
+cmds=("/bin/true" "${cage[*]} /bin/true")
+
+if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev /bin/true 2>/dev/null; then
+  names+=("bwrap"); cmds+=("bwrap --ro-bind / / --dev /dev /bin/true")
+else
+  echo "note: bwrap missing or unable to run here (it needs user namespaces); skipped"
+fi
+
+# sandbox-runtime: from PATH, else installed into a temporary prefix with npm.
+srt=$(command -v srt || true)
+if [[ -z $srt ]] && command -v npm >/dev/null; then
+  if npm install --silent --prefix "$work/srt" @anthropic-ai/sandbox-runtime >/dev/null 2>&1; then
+    srt=$work/srt/node_modules/.bin/srt
+  fi
+fi
+if [[ -n $srt ]]; then
+  if why=$("$srt" -c true 2>&1); then
+    names+=("srt"); cmds+=("$srt -c true")
+  else
+    echo "note: srt cannot run here: ${why//$'\n'/ }"
+  fi
+else
+  echo "note: srt (npm @anthropic-ai/sandbox-runtime) is not available; skipped"
+fi
+
+args=()
+for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
+hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/result.json" "${args[@]}" >/dev/null
+
+python3 - "$work/result.json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+base = r["/bin/true"]
+cage = r["toolcage run"]
+print(f"{'command':<16}{'mean ms':>10}{'median ms':>11}{'user+sys ms':>13}{'over true':>11}{'vs toolcage':>13}")
+for name, x in r.items():
+    cpu = (x["user"] + x["system"]) * 1e3
+    print(f"{name:<16}{x['mean']*1e3:>10.2f}{x['median']*1e3:>11.2f}{cpu:>13.2f}"
+          f"{(x['median']-base['median'])*1e3:>+11.2f}{x['median']/cage['median']:>12.2f}x")
+over = (cage["median"] - base["median"]) * 1e3
+fastest = min((x["median"], n) for n, x in r.items() if n != "/bin/true")[1]
+print(f"toolcage run: {over:+.2f} ms over /bin/true (goal: at most 2 ms); fastest sandbox: {fastest}")
+PY

@@ -1,0 +1,193 @@
+#include "cage/doctor.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <system_error>
+
+#include "cage/interpreter.h"
+#include "cage/landlock_uapi.h"
+#include "cage/seccomp_rules.h"
+#include "cage/workspace.h"
+
+namespace fs = std::filesystem;
+
+namespace toolcage::cage {
+
+namespace {
+
+std::string resolved(const std::string& p) {
+    std::error_code ec;
+    auto r = fs::weakly_canonical(p, ec);
+    return ec ? p : r.string();
+}
+
+bool covered_by(const std::string& file, const std::vector<std::string>& execute) {
+    std::string f = resolved(file);
+    for (const auto& e : execute) {
+        std::string root = resolved(e);
+        if (f == root) return true;
+        if (root == "/" || (f.size() > root.size() && f.compare(0, root.size(), root) == 0 &&
+                            f[root.size()] == '/'))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::vector<std::string> interpreter_warnings(const std::vector<std::string>& execute) {
+    std::vector<std::string> out;
+    for (const auto& e : execute) {
+        struct stat st {};
+        if (::stat(e.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        auto interp = interpreter_of(e);
+        if (!interp) continue;
+        if (!covered_by(*interp, execute))
+            out.push_back("execute entry " + e + " needs " + *interp +
+                          ", which the policy cannot execute: add its directory to cage.execute");
+    }
+    return out;
+}
+
+DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_landlock_abi,
+                      bool relay_linked) {
+    DoctorReport r;
+    r.kernel = probe_kernel(true);
+    r.policy_name = policy.name;
+    r.policy_file = policy.file;
+    r.min_abi = policy.cage.min_abi;
+    r.relay_enabled = policy.relay.enabled;
+    r.protected_paths = policy.cage.protected_paths;
+    r.seccomp_rules = seccomp_rules().size();
+
+    StepPaths paths;
+    paths.workdir = workdir;
+    paths.workspace = find_workspace(workdir);
+    paths.tmp = "/tmp/toolcage-STEP";  // made fresh by each run
+    if (const char* h = std::getenv("HOME"); h && h[0] == '/') paths.home = h;
+    ExpandedCage cage = expand_cage_policy(policy.cage, paths);
+
+    int abi = std::min(r.kernel.landlock_abi, landlock::kKnownAbi);
+    if (max_landlock_abi >= 0) abi = std::min(abi, max_landlock_abi);
+    std::optional<std::uint16_t> port;
+    if (policy.relay.enabled) port = 0;  // the relay's port, chosen when it starts
+    LandlockPlan plan = plan_landlock(cage, abi, r.kernel.landlock_abi, port);
+    plan.notes.erase(
+        std::remove_if(plan.notes.begin(), plan.notes.end(),
+                       [&](const std::string& n) { return n.rfind(paths.tmp, 0) == 0; }),
+        plan.notes.end());
+    for (const auto& n : cage.notes) plan.notes.push_back(n);
+    r.landlock = report_landlock(plan);
+    r.rules = plan.rules;
+
+    r.would_run = true;
+    if (abi < policy.cage.min_abi) {
+        r.would_run = false;
+        r.refusal = "the policy needs Landlock ABI " + std::to_string(policy.cage.min_abi) +
+                    " (cage.min_abi); the kernel offers " + std::to_string(abi);
+    } else if (!r.kernel.seccomp_filter) {
+        r.would_run = false;
+        r.refusal = "seccomp filters are not available";
+    } else if (policy.relay.enabled && !relay_linked) {
+        r.would_run = false;
+        r.refusal = "relay not available: the policy sets relay.enabled";
+    }
+    r.warnings = interpreter_warnings(cage.execute);
+    if (r.kernel.landlock_abi > landlock::kKnownAbi)
+        r.warnings.push_back("the kernel's Landlock ABI " + std::to_string(r.kernel.landlock_abi) +
+                             " is newer than toolcage knows (" +
+                             std::to_string(landlock::kKnownAbi) + "): update toolcage");
+    if (!policy.cage.protected_paths.empty())
+        r.warnings.push_back(
+            "protected_paths are not enforced by Landlock (it cannot take a "
+            "right away beneath a granted directory)");
+    return r;
+}
+
+nlohmann::json to_json(const DoctorReport& r) {
+    using nlohmann::json;
+    json rights = json::array();
+    for (const auto& s : r.landlock.rights)
+        rights.push_back({{"right", s.right->name},
+                          {"abi", s.right->abi},
+                          {"enforced", s.enforced},
+                          {"required", s.right->required},
+                          {"guards", s.right->guards}});
+    json rules = json::array();
+    for (const auto& p : r.rules)
+        rules.push_back(
+            {{"path", p.path}, {"access", fs_rights_names(p.access)}, {"dir", p.is_dir}});
+    return {
+        {"kernel",
+         {{"release", r.kernel.release},
+          {"landlock_abi", r.kernel.landlock_abi},
+          {"landlock_errata", r.kernel.landlock_errata},
+          {"landlock_known_abi", landlock::kKnownAbi},
+          {"seccomp_filter", r.kernel.seccomp_filter},
+          {"seccomp_kill_process", r.kernel.seccomp_kill_process},
+          {"unprivileged_userns", r.kernel.unprivileged_userns == 1},
+          {"pidfd", r.kernel.pidfd},
+          {"cap_last_cap", r.kernel.cap_last_cap}}},
+        {"policy", {{"name", r.policy_name}, {"file", r.policy_file}, {"min_abi", r.min_abi}}},
+        {"would_run", r.would_run},
+        {"refusal", r.refusal},
+        {"landlock",
+         {{"abi", r.landlock.abi},
+          {"status", to_string(r.landlock.status)},
+          {"missing", r.landlock.missing},
+          {"rights", rights},
+          {"rules", rules},
+          {"notes", r.landlock.notes}}},
+        {"seccomp", {{"rules", r.seccomp_rules}, {"foreign_arch", "killed"}}},
+        {"network", r.relay_enabled ? "TCP connect to the relay's port only"
+                                    : "closed: no TCP connect or bind"},
+        {"warnings", r.warnings},
+    };
+}
+
+std::string to_text(const DoctorReport& r) {
+    std::ostringstream o;
+    const auto& k = r.kernel;
+    o << "kernel " << k.release << '\n';
+    o << "  Landlock:         ";
+    if (k.landlock_abi > 0)
+        o << "ABI " << k.landlock_abi << " (toolcage knows up to " << landlock::kKnownAbi << ")";
+    else
+        o << "absent: " << k.landlock_why;
+    o << '\n';
+    o << "  seccomp filters:  " << (k.seccomp_filter ? "yes" : "no")
+      << (k.seccomp_kill_process ? " (kill_process)" : "") << '\n';
+    o << "  user namespaces:  "
+      << (k.unprivileged_userns == 1 ? "available" : "not available " + k.userns_why) << '\n';
+    o << "  pidfd:            " << (k.pidfd ? "yes" : "no") << '\n';
+    o << "\npolicy \"" << r.policy_name << "\" (" << r.policy_file << ")\n";
+    o << "  " << r.landlock.summary() << '\n';
+    for (const auto& s : r.landlock.rights) {
+        std::string state = s.enforced ? "enforced"
+                            : s.right->required
+                                ? "NOT ENFORCED (needs ABI " + std::to_string(s.right->abi) + ")"
+                                : "not available (ABI " + std::to_string(s.right->abi) + ")";
+        o << "    " << s.right->name
+          << std::string(28 - std::min<std::size_t>(27, s.right->name.size()), ' ') << state << ": "
+          << s.right->guards << '\n';
+    }
+    o << "  paths:\n";
+    for (const auto& p : r.rules)
+        o << "    " << p.path << ": " << fs_rights_names(p.access) << '\n';
+    for (const auto& n : r.landlock.notes) o << "    note: " << n << '\n';
+    o << "  seccomp: " << r.seccomp_rules
+      << " rules (sockets, io_uring, ptrace, mounts, namespaces, bpf, ...); x32 and ia32 killed\n";
+    o << "  network: "
+      << (r.relay_enabled ? "TCP connect to the relay's port only"
+                          : "closed (no TCP connect or bind)")
+      << '\n';
+    for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
+    o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
+                      : "\n`toolcage run` would refuse: " + r.refusal + "\n");
+    return o.str();
+}
+
+}  // namespace toolcage::cage

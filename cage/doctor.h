@@ -1,0 +1,41 @@
+// `toolcage doctor`: what the kernel offers the cage, and for a policy what `toolcage run`
+// would enforce, right by right, with warnings for execute entries that could never run.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cage/landlock.h"
+#include "cage/probe.h"
+#include "common/policy.h"
+
+namespace toolcage::cage {
+
+struct DoctorReport {
+    KernelFeatures kernel;
+    std::string policy_name;
+    std::string policy_file;
+    int min_abi = 1;
+    bool would_run = false;  // `run` (without --best-effort) would start a step
+    std::string refusal;     // why not, when it would not
+    LandlockReport landlock;
+    std::vector<PathRule> rules;
+    std::size_t seccomp_rules = 0;
+    bool relay_enabled = false;
+    std::vector<std::string> protected_paths;
+    std::vector<std::string> warnings;
+};
+
+// `workdir` stands for the step's working directory ({workspace} is its git top level);
+// `relay_linked` says whether this toolcage can start a relay for a policy that enables one.
+DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_landlock_abi,
+                      bool relay_linked = false);
+
+// Execute entries that are single files whose ELF or "#!" interpreter the policy cannot run.
+std::vector<std::string> interpreter_warnings(const std::vector<std::string>& execute);
+
+nlohmann::json to_json(const DoctorReport& r);
+std::string to_text(const DoctorReport& r);
+
+}  // namespace toolcage::cage

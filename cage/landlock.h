@@ -1,0 +1,80 @@
+// Landlock for the cage: which rights the kernel's ABI can enforce, the ruleset built from a
+// policy's read/write/execute lists, and an honest report of what was enforced.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cage/workspace.h"
+
+namespace toolcage::cage {
+
+enum class Enforcement { full, partial, none };
+std::string_view to_string(Enforcement e);
+
+// One right of the table: what it guards and the ABI that brought it. `required` rights make
+// the difference between "fully" and "partially" enforced; the others have a second fence.
+struct LandlockRight {
+    std::string_view name;  // e.g. "fs.write_file"
+    enum Kind { fs, net, scope } kind;
+    std::uint64_t bit;
+    int abi;
+    bool required;
+    std::string_view guards;
+};
+const std::vector<LandlockRight>& landlock_rights();
+
+struct PathRule {
+    std::string path;
+    std::uint64_t access = 0;  // already masked for files and for the ABI
+    bool is_dir = true;
+};
+
+struct LandlockPlan {
+    int abi = 0;  // the ABI used: the kernel's, capped at what toolcage knows (and by tests)
+    int kernel_abi = 0;
+    std::uint64_t handled_fs = 0;
+    std::uint64_t handled_net = 0;
+    std::uint64_t scoped = 0;
+    std::vector<PathRule> rules;
+    std::optional<std::uint16_t> connect_port;  // the relay's port, the only TCP connect allowed
+    std::vector<std::string> notes;             // paths left out and why
+};
+
+struct RightStatus {
+    const LandlockRight* right;
+    bool enforced;
+};
+
+struct LandlockReport {
+    int abi = 0;
+    int kernel_abi = 0;
+    Enforcement status = Enforcement::none;
+    std::vector<RightStatus> rights;
+    std::vector<std::string> missing;  // required rights the ABI lacks
+    std::vector<std::string> notes;
+    // One line: "Landlock ABI 7: fully enforced" or "... partially enforced (missing: ...)".
+    std::string summary() const;
+};
+
+// Pure: the rules a policy asks for under a given ABI (paths are stat'ed to tell files from
+// directories and to skip those that do not exist).
+LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
+                           std::optional<std::uint16_t> relay_port);
+LandlockReport report_landlock(const LandlockPlan& plan);
+
+// Creates the ruleset and adds every rule; returns its fd (close-on-exec), or -1 for ABI 0.
+// Throws Error naming the failing call.
+int build_landlock_ruleset(const LandlockPlan& plan);
+
+// In the step's process, after PR_SET_NO_NEW_PRIVS: landlock_restrict_self(fd, 0).
+// Returns 0 or an errno; `what` receives the call as written.
+int restrict_self(int ruleset_fd, std::string& what);
+
+// Names of the rights in a mask, e.g. "read_file,read_dir".
+std::string fs_rights_names(std::uint64_t access);
+
+}  // namespace toolcage::cage

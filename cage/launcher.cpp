@@ -1,0 +1,130 @@
+#include "cage/launcher.h"
+
+#include <linux/close_range.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cage/capabilities.h"
+#include "cage/landlock.h"
+
+extern char** environ;
+
+namespace toolcage::cage {
+
+namespace {
+
+[[noreturn]] void report(const CageSetup& s, char kind, int err, const std::string& call) {
+    CageFailure f{};
+    f.kind = kind;
+    f.err = err;
+    std::strncpy(f.call, call.c_str(), sizeof f.call - 1);
+    ssize_t n = ::write(s.report_fd, &f, sizeof f);
+    (void)n;
+    ::_exit(127);
+}
+
+// Each step returns 0 or an errno and names the failing call in `what`.
+
+// No controlling terminal: nothing to inject keystrokes into, and the terminal's signals
+// reach the supervisor, which forwards them to this process group.
+int new_session(std::string& what) {
+    if (::setsid() < 0) {
+        what = "setsid()";
+        return errno;
+    }
+    return 0;
+}
+
+// The supervisor kills what is left when the step ends; if the supervisor itself dies, the
+// step must not run on unsupervised.
+int die_with_supervisor(const CageSetup& s, std::string& what) {
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
+        what = "prctl(PR_SET_PDEATHSIG, SIGKILL)";
+        return errno;
+    }
+    if (::getppid() != s.supervisor) {
+        what = "getppid() != supervisor";
+        return ESRCH;
+    }
+    return 0;
+}
+
+int enter_workdir(const CageSetup& s, std::string& what) {
+    if (::chdir(s.workdir.c_str()) != 0) {
+        what = "chdir(\"" + s.workdir + "\")";
+        return errno;
+    }
+    return 0;
+}
+
+// Whatever the caller left open (an agent's sockets, a credentials file) must not reach the
+// step. Close-on-exec rather than close: the report pipe and the ruleset stay usable until exec.
+int close_inherited_fds(std::string& what) {
+    if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+        what = "close_range(3, ~0U, CLOSE_RANGE_CLOEXEC)";
+        return errno;
+    }
+    return 0;
+}
+
+int set_limits(const CageSetup& s, std::string& what) {
+    if (int err = s.cgroup ? s.cgroup->join(what) : 0) return err;
+    return apply_limits(s.limits, what);
+}
+
+// Exec may never add privileges again (setuid bits and file capabilities are ignored);
+// Landlock and seccomp both require it of an unprivileged process.
+int set_no_new_privs(std::string& what) {
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        what = "prctl(PR_SET_NO_NEW_PRIVS, 1)";
+        return errno;
+    }
+    return 0;
+}
+
+int restrict_files_and_network(const CageSetup& s, std::string& what) {
+    return restrict_self(s.landlock_fd, what);
+}
+
+int filter_system_calls(const CageSetup& s, std::string& what) {
+    return s.seccomp ? install_seccomp(*s.seccomp, what) : 0;
+}
+
+int restore_signal_mask(const CageSetup& s, std::string& what) {
+    if (::sigprocmask(SIG_SETMASK, &s.saved_mask, nullptr) != 0) {
+        what = "sigprocmask(SIG_SETMASK, saved)";
+        return errno;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void enter_cage(const CageSetup& s) {
+    std::string what;
+    int err = 0;
+    // The order is the argument: nothing after a step can undo it. Capabilities go before
+    // no_new_privs and Landlock, seccomp comes last so that it does not filter our own setup.
+    if ((err = new_session(what)) || (err = die_with_supervisor(s, what)) ||
+        (err = enter_workdir(s, what)) || (err = close_inherited_fds(what)) ||
+        (err = set_limits(s, what)) || (err = drop_all_capabilities(s.cap_last_cap, what)) ||
+        (err = set_no_new_privs(what)) || (err = restrict_files_and_network(s, what)) ||
+        (err = filter_system_calls(s, what)) || (err = restore_signal_mask(s, what)))
+        report(s, 's', err, what);
+
+    std::vector<char*> argv, envp;
+    for (const auto& a : s.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (const auto& e : s.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    // execvp searches the PATH of `environ`: the cage's own, already filtered.
+    environ = envp.data();
+    ::execvp(argv[0], argv.data());
+    report(s, 'x', errno, "execvp(\"" + s.argv[0] + "\")");
+}
+
+}  // namespace toolcage::cage

@@ -1,0 +1,40 @@
+// The step's side of the fork: the ordered hardening steps, from a new session to exec.
+// Everything is prepared by the parent before fork; here only system calls remain.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "cage/limits.h"
+#include "cage/seccomp.h"
+
+namespace toolcage::cage {
+
+struct CageSetup {
+    std::string workdir;
+    std::vector<Rlimit> limits;
+    const PidsCgroup* cgroup = nullptr;
+    int cap_last_cap = 0;
+    int landlock_fd = -1;                     // -1: no Landlock (best effort on an old kernel)
+    const SeccompProgram* seccomp = nullptr;  // null: no seccomp (best effort)
+    std::vector<std::string> env;             // "K=V"
+    std::vector<std::string> argv;
+    sigset_t saved_mask;  // the mask before the supervisor blocked its signals
+    pid_t supervisor = 0;
+    int report_fd = -1;  // close-on-exec pipe: a failure is written here, exec closes it
+};
+
+// What the step's process writes to report_fd when a step fails.
+struct CageFailure {
+    char kind;  // 's': a hardening step failed; 'x': exec failed
+    int err;
+    char call[500];
+};
+
+// Never returns: execs the program, or reports the failing call on report_fd and exits 127.
+[[noreturn]] void enter_cage(const CageSetup& setup);
+
+}  // namespace toolcage::cage

@@ -1,0 +1,50 @@
+// Resource limits for a caged step: rlimits from the policy (core dumps always off), and for a
+// step started as root a pids cgroup, because the kernel never applies RLIMIT_NPROC to uid 0.
+#pragma once
+
+#include <sys/resource.h>
+
+#include <string>
+#include <vector>
+
+#include "common/policy.h"
+
+namespace toolcage::cage {
+
+struct Rlimit {
+    int resource;
+    const char* name;  // "RLIMIT_NPROC"
+    rlim_t value;
+};
+
+// Pure: the limits to set. Zero or negative values in the policy mean "leave as is", except
+// RLIMIT_CORE, which is always 0 (a core file can hold a secret from memory).
+std::vector<Rlimit> plan_limits(const CageLimits& limits);
+
+// In the step's process: soft and hard limits both set to the planned value, or to the current
+// hard limit when that is lower (an unprivileged process cannot raise it).
+// Returns 0 or an errno; `what` receives the failing call as written.
+int apply_limits(const std::vector<Rlimit>& limits, std::string& what);
+
+// A pids cgroup (v2, or v1's pids hierarchy) limiting the step's process count; used only when
+// running as root, because RLIMIT_NPROC already binds everyone else. It is kept between steps
+// (toolcage-nproc-<limit>) and shared by the steps that run at the same time with that limit.
+class PidsCgroup {
+  public:
+    PidsCgroup() = default;
+    PidsCgroup(const PidsCgroup&) = delete;
+    PidsCgroup& operator=(const PidsCgroup&) = delete;
+    ~PidsCgroup();
+
+    // Best effort: returns a note when no cgroup could be made (then `active()` is false).
+    std::string create(long max_pids);
+    bool active() const { return !dir_.empty(); }
+    const std::string& dir() const { return dir_; }
+    // In the step's process: moves itself in. Returns 0 or an errno.
+    int join(std::string& what) const;
+
+  private:
+    std::string dir_;
+};
+
+}  // namespace toolcage::cage

@@ -1,0 +1,34 @@
+// The parent's side of a caged step: a child subreaper that forwards the user's signals to
+// the step's process group, waits for the step, then kills and reaps everything it left behind.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <vector>
+
+namespace toolcage::cage {
+
+// PR_SET_CHILD_SUBREAPER: orphans of the step are reparented to us, not to init.
+// Throws Error naming the call.
+void become_child_subreaper();
+
+// Blocks SIGINT SIGTERM SIGHUP SIGQUIT and SIGCHLD (they are then taken with sigwaitinfo);
+// returns the previous mask, which the step's process restores before exec.
+sigset_t block_supervised_signals();
+
+// Waits for `step` (leader of its own session and process group), forwarding SIGINT SIGTERM
+// SIGHUP SIGQUIT to the group; reaps orphans on the way. Returns the step's wait status.
+int wait_for_step(pid_t step);
+
+// Kills every descendant of this process still alive (found through /proc/*/stat) and reaps
+// them, until this process has no child left.
+void kill_leftovers();
+
+// Every descendant of `root`, read from /proc/*/stat (ppid chains).
+std::vector<pid_t> list_descendants(pid_t root);
+
+// Exit status as a shell reports it: the exit code, or 128+n for a death by signal n.
+int exit_code_of(int wait_status);
+
+}  // namespace toolcage::cage

@@ -1,0 +1,251 @@
+#include "cage/run.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "cage/capabilities.h"
+#include "cage/environment.h"
+#include "cage/landlock.h"
+#include "cage/landlock_uapi.h"
+#include "cage/launcher.h"
+#include "cage/limits.h"
+#include "cage/probe.h"
+#include "cage/reaper.h"
+#include "cage/seccomp.h"
+#include "cage/workspace.h"
+#include "common/error.h"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace toolcage::cage {
+
+namespace {
+
+// The step's TMPDIR: made before the policy's {tmp} is expanded, removed when the step ends
+// (remove_all does not follow the links a step may plant there).
+struct StepTmpdir {
+    std::string path;
+    StepTmpdir() = default;
+    StepTmpdir(const StepTmpdir&) = delete;
+    StepTmpdir& operator=(const StepTmpdir&) = delete;
+    ~StepTmpdir() {
+        if (path.empty()) return;
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+struct Fd {
+    int fd = -1;
+    Fd() = default;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+struct RelayGuard {
+    std::optional<RelayHandle> relay;
+    ~RelayGuard() {
+        if (relay && relay->stop) relay->stop();
+    }
+};
+
+struct Step {
+    Policy policy;
+    StepPaths paths;
+    StepTmpdir tmp;
+    ExpandedCage cage;
+    int kernel_abi = 0;
+    int abi = 0;
+    bool seccomp = false;
+    RelayGuard relay;
+    LandlockPlan landlock;
+    Fd ruleset;
+    const SeccompProgram* filter = nullptr;
+    PidsCgroup cgroup;
+    std::vector<std::string> env;
+};
+
+void say(const std::string& line) {
+    std::fprintf(stderr, "toolcage run: %s\n", line.c_str());
+}
+
+// 1. The policy, the step's directories and the placeholders.
+void load_policy_and_expand(const RunOptions& opt, Step& step) {
+    if (!opt.load_policy) throw Error("run: no policy loader given (internal)");
+    step.policy = opt.load_policy(opt.policy);
+
+    std::error_code ec;
+    fs::path wd = opt.workdir.empty() ? fs::current_path(ec) : fs::path(opt.workdir);
+    if (ec) throw Error(syscall_error("getcwd()", ec.value()));
+    fs::path real = fs::canonical(wd, ec);
+    if (ec || !fs::is_directory(real))
+        throw Error("--workdir \"" + wd.string() + "\": not a directory (" +
+                    (ec ? ec.message() : std::string("not a directory")) +
+                    "); give an existing directory");
+    step.paths.workdir = real.string();
+    step.paths.workspace = find_workspace(step.paths.workdir);
+    const char* home = std::getenv("HOME");
+    step.paths.home = home && home[0] == '/' ? home : "";
+
+    char tmpl[] = "/tmp/toolcage-XXXXXX";
+    if (!::mkdtemp(tmpl)) throw Error(syscall_error("mkdtemp(\"/tmp/toolcage-XXXXXX\")", errno));
+    step.tmp.path = tmpl;
+    step.paths.tmp = tmpl;
+
+    step.cage = expand_cage_policy(step.policy.cage, step.paths);
+}
+
+// 2. What the kernel offers, against what the policy demands.
+void probe_kernel_and_check(const RunOptions& opt, Step& step) {
+    std::string why;
+    step.kernel_abi = probe_landlock_abi(&why);
+    step.abi = std::min(step.kernel_abi, landlock::kKnownAbi);
+    if (opt.max_landlock_abi >= 0) step.abi = std::min(step.abi, opt.max_landlock_abi);
+    step.seccomp = probe_seccomp();
+
+    const int min_abi = step.policy.cage.min_abi;
+    if (step.abi < min_abi) {
+        std::string msg = "policy \"" + step.policy.name + "\" needs Landlock ABI " +
+                          std::to_string(min_abi) + " (cage.min_abi), the kernel offers " +
+                          std::to_string(step.abi) + (why.empty() ? "" : " (" + why + ")");
+        if (!opt.best_effort)
+            throw Error(msg + "; use a newer kernel, lower cage.min_abi, or pass --best-effort");
+        say("warning: " + msg + "; running anyway (--best-effort)");
+    }
+    if (!step.seccomp) {
+        if (!opt.best_effort)
+            throw Error(
+                "seccomp filters are not available in this kernel "
+                "(CONFIG_SECCOMP_FILTER); pass --best-effort to run without them");
+        say("warning: seccomp filters not available; running without them (--best-effort)");
+    }
+}
+
+// 3. The relay: the cage's only way out. Without one, no TCP connect is allowed at all.
+void start_relay(const RunOptions& opt, Step& step) {
+    if (!step.policy.relay.enabled) return;
+    if (!opt.start_relay)
+        throw Error("relay not available: policy \"" + step.policy.name +
+                    "\" sets relay.enabled, but this toolcage has no relay; set relay.enabled "
+                    "to false to run with the network closed");
+    step.relay.relay = opt.start_relay(step.policy.relay);
+}
+
+void build_landlock_ruleset(const RunOptions& opt, Step& step) {
+    std::optional<std::uint16_t> port;
+    if (step.relay.relay) port = step.relay.relay->port;
+    step.landlock = plan_landlock(step.cage, step.abi, step.kernel_abi, port);
+    LandlockReport report = report_landlock(step.landlock);
+    if (report.status != Enforcement::full || opt.verbose) {
+        say((report.status == Enforcement::full ? "" : "warning: ") + report.summary());
+        for (const auto& n : report.notes) say("note: " + n);
+    }
+    for (const auto& n : step.cage.notes) say("note: " + n);
+    step.ruleset.fd = cage::build_landlock_ruleset(step.landlock);
+}
+
+void build_syscall_filter(Step& step) {
+    if (step.seccomp) step.filter = &compiled_seccomp_program();
+}
+
+void build_step_environment(Step& step) {
+    EnvironmentSpec spec;
+    spec.env_keep = step.policy.cage.env_keep;
+    spec.env_set = step.cage.env_set;
+    spec.execute = step.cage.execute;
+    spec.workdir = step.paths.workdir;
+    spec.tmpdir = step.paths.tmp;
+    if (step.relay.relay) spec.relay_url = step.relay.relay->url;
+    step.env = flatten_environment(build_environment(parse_environ(environ), spec));
+}
+
+void limit_processes(const RunOptions& opt, Step& step) {
+    std::string note = step.cgroup.create(step.policy.cage.limits.nproc);
+    if (!note.empty() && opt.verbose) say("note: " + note);
+}
+
+// 4. Fork. The parent supervises; the child goes through the hardening steps and execs.
+int supervise_step(const RunOptions& opt, Step& step) {
+    become_child_subreaper();
+    // Our memory and /proc files are not readable by a same-uid process in the cage.
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        throw Error(syscall_error("prctl(PR_SET_DUMPABLE, 0)", errno));
+
+    int pipefd[2];
+    if (::pipe2(pipefd, O_CLOEXEC) != 0) throw Error(syscall_error("pipe2(O_CLOEXEC)", errno));
+    CageSetup setup;
+    setup.workdir = step.paths.workdir;
+    setup.limits = plan_limits(step.policy.cage.limits);
+    setup.cgroup = &step.cgroup;
+    setup.cap_last_cap = read_cap_last_cap();
+    setup.landlock_fd = step.ruleset.fd;
+    setup.seccomp = step.filter;
+    setup.env = step.env;
+    setup.argv = opt.argv;
+    setup.supervisor = ::getpid();
+    setup.report_fd = pipefd[1];
+    setup.saved_mask = block_supervised_signals();
+
+    pid_t child = ::fork();
+    if (child < 0) {
+        int err = errno;
+        ::close(pipefd[0]);
+        ::close(pipefd[1]);
+        ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+        throw Error(syscall_error("fork()", err));
+    }
+    if (child == 0) enter_cage(setup);  // 5.
+
+    ::close(pipefd[1]);
+    CageFailure failure{};
+    ssize_t got;
+    do got = ::read(pipefd[0], &failure, sizeof failure);
+    while (got < 0 && errno == EINTR);
+    ::close(pipefd[0]);
+
+    int status = wait_for_step(child);
+    kill_leftovers();
+    ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+
+    if (got == static_cast<ssize_t>(sizeof failure)) {
+        failure.call[sizeof failure.call - 1] = '\0';
+        std::string msg = syscall_error(failure.call, failure.err);
+        if (failure.kind == 's') throw Error("cage setup failed: " + msg);
+        say(msg);
+        return failure.err == ENOENT ? 127 : 126;
+    }
+    return exit_code_of(status);
+}
+
+}  // namespace
+
+int run_caged(const RunOptions& opt) {
+    if (opt.argv.empty())
+        throw Error("run: no program given; usage: toolcage run -- PROGRAM ARGS...");
+    Step step;
+    load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
+    probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
+    start_relay(opt, step);             // 3. the relay, or a closed network
+    build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
+    build_syscall_filter(step);         //    the seccomp table (compiled at build time)
+    build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy
+    limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0)
+    return supervise_step(opt, step);   // 4. fork, supervise, reap; 5. the child's steps
+}
+
+}  // namespace toolcage::cage

@@ -1,0 +1,37 @@
+// `toolcage run`: one command inside the cage (Landlock, seccomp, limits, no capabilities,
+// a filtered environment), supervised until nothing it started is left. Unprivileged.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/policy.h"
+
+namespace toolcage::cage {
+
+// A running relay for one step: the only TCP port the cage may connect to.
+struct RelayHandle {
+    std::uint16_t port = 0;
+    std::string url;             // http://127.0.0.1:<port>, for the proxy variables
+    std::function<void()> stop;  // called when the step is over
+};
+using RelayStarter = std::function<RelayHandle(const RelayPolicy&)>;
+
+struct RunOptions {
+    std::string policy = "default";  // a name or a file, given to load_policy
+    std::function<Policy(const std::string&)> load_policy;
+    std::string workdir;        // empty: the current directory
+    bool best_effort = false;   // run even when the kernel falls short of the policy's min_abi
+    int max_landlock_abi = -1;  // act as if the kernel offered at most this ABI (tests)
+    bool verbose = false;       // print what was enforced even when it is everything
+    RelayStarter start_relay;   // empty: no relay linked in
+    std::vector<std::string> argv;
+};
+
+// Runs argv in the cage and returns its exit status (128+n for a death by signal n; 126/127
+// when it cannot be executed). Throws Error when the cage cannot be set up: nothing runs then.
+int run_caged(const RunOptions& options);
+
+}  // namespace toolcage::cage

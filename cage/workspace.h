@@ -1,0 +1,40 @@
+// Where a caged step works: its working directory, the workspace (the git top level that holds
+// it), its fresh TMPDIR and HOME; and the expansion of {workspace} {tmp} {home} in a policy.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/policy.h"
+
+namespace toolcage::cage {
+
+struct StepPaths {
+    std::string workdir;    // where the step starts (absolute)
+    std::string workspace;  // the git top level holding workdir, or workdir itself
+    std::string tmp;        // the step's own TMPDIR
+    std::string home;       // $HOME, empty when unset
+};
+
+// The nearest directory at or above `workdir` that holds a .git (directory or file), else workdir.
+std::string find_workspace(const std::string& workdir);
+
+// The cage part of a policy with every placeholder expanded and every path absolute and
+// lexically normal. Entries that cannot be expanded ({home} without HOME) are left out: less
+// access is the safe side. `notes` says what was left out and why.
+struct ExpandedCage {
+    std::vector<std::string> read;
+    std::vector<std::string> write;
+    std::vector<std::string> execute;
+    std::map<std::string, std::string> env_set;
+    std::vector<std::string> notes;
+};
+
+// Throws Error for an unknown placeholder or a path that is not absolute after expansion.
+ExpandedCage expand_cage_policy(const CagePolicy& cage, const StepPaths& paths);
+
+// One entry expanded; empty when it names {home} and HOME is unset. Throws Error as above.
+std::string expand_placeholders(const std::string& entry, const StepPaths& paths);
+
+}  // namespace toolcage::cage

@@ -1,0 +1,59 @@
+// `toolcage run` and `toolcage doctor` through the built binary.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Out {
+    int status;
+    std::string text;
+};
+
+Out shell(const std::string& cmd) {
+    Out o{-1, {}};
+    std::FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+    REQUIRE(p);
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) o.text.append(buf, n);
+    int st = ::pclose(p);
+    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return o;
+}
+
+const std::string bin = TOOLCAGE_BIN;
+
+}  // namespace
+
+TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][cli]") {
+    CHECK(shell(bin + " run -- /bin/sh -c 'exit 3'").status == 3);
+    CHECK(shell(bin + " run -- /bin/sh -c 'kill -KILL $$'").status == 128 + 9);
+    Out o = shell(bin + " run --workdir /tmp -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    CHECK(o.status != 0);
+    CHECK(o.text.find("Permission denied") != std::string::npos);
+}
+
+TEST_CASE("toolcage run refuses a relay-enabled policy when no relay is linked", "[cage][cli]") {
+    Out o = shell(bin + " run --policy forge -- /bin/true");
+    CHECK(o.status == 2);
+    CHECK((o.text.find("relay not available") != std::string::npos ||
+           o.text.find("Landlock ABI") != std::string::npos));
+}
+
+TEST_CASE("toolcage doctor --json reports the kernel and the policy right by right",
+          "[cage][cli]") {
+    Out o = shell(bin + " doctor --json --policy default");
+    INFO(o.text);
+    REQUIRE(o.status == 0);
+    auto j = nlohmann::json::parse(o.text);
+    CHECK(j["kernel"]["landlock_abi"].get<int>() >= 1);
+    CHECK(j["policy"]["name"] == "default");
+    CHECK(j["landlock"]["status"] == "fully enforced");
+    CHECK(j["landlock"]["rights"].size() >= 20);
+    Out text = shell(bin + " doctor --policy default --landlock-abi 3");
+    CHECK(text.text.find("NOT ENFORCED (needs ABI 4)") != std::string::npos);
+}

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "cage/doctor.h"
+#include "cage/interpreter.h"
+
+using namespace toolcage::cage;
+
+namespace {
+
+toolcage::Policy test_policy() {
+    toolcage::Policy p;
+    p.name = "test";
+    p.cage.read = {"/usr", "/etc", "{workspace}"};
+    p.cage.write = {"{workspace}", "{tmp}", "/dev/null"};
+    p.cage.execute = {"/usr", "/lib", "/lib64", "{workspace}"};
+    p.cage.min_abi = 4;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("interpreters: PT_INTERP of a dynamic ELF, the #! program of a script",
+          "[cage][doctor]") {
+    auto elf = elf_interpreter("/usr/bin/true");
+    REQUIRE(elf);
+    CHECK(elf->find("ld-linux") != std::string::npos);
+    CHECK_FALSE(script_interpreter("/usr/bin/true"));
+    CHECK(interpreter_of("/usr/bin/ldd").value_or("").find("bash") != std::string::npos);
+    CHECK_FALSE(interpreter_of("/etc/hostname"));
+}
+
+TEST_CASE("doctor warns for an execute file whose interpreter the policy cannot run",
+          "[cage][doctor]") {
+    auto w = interpreter_warnings({"/usr/bin/true"});
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("ld-linux") != std::string::npos);
+    CHECK(interpreter_warnings({"/usr/bin/true", "/lib64", "/lib", "/usr"}).empty());
+    CHECK(interpreter_warnings({"/usr"}).empty());  // directories are not checked
+}
+
+TEST_CASE("doctor reports right by right, and refusals below min_abi", "[cage][doctor]") {
+    DoctorReport full = diagnose(test_policy(), "/tmp", -1);
+    CHECK(full.kernel.landlock_abi >= 4);
+    CHECK(full.would_run);
+    CHECK(full.landlock.status == Enforcement::full);
+    auto j = to_json(full);
+    CHECK(j["landlock"]["status"] == "fully enforced");
+    CHECK(j["landlock"]["rights"].size() == landlock_rights().size());
+    CHECK(j["network"] == "closed: no TCP connect or bind");
+
+    DoctorReport old = diagnose(test_policy(), "/tmp", 3);
+    CHECK_FALSE(old.would_run);
+    CHECK(old.refusal.find("needs Landlock ABI 4") != std::string::npos);
+    CHECK(old.landlock.status == Enforcement::partial);
+    std::string text = to_text(old);
+    CHECK(text.find("net.connect_tcp") != std::string::npos);
+    CHECK(text.find("NOT ENFORCED (needs ABI 4)") != std::string::npos);
+    CHECK(text.find("would refuse") != std::string::npos);
+}

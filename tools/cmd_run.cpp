@@ -1,0 +1,31 @@
+// `toolcage run [--policy NAME|FILE] [--workdir DIR] [--best-effort] -- PROGRAM ARGS...`:
+// one command inside the cage; exits with its status (128+n for a death by signal n).
+#include <memory>
+
+#include "cage/run.h"
+#include "tools/commands.h"
+#include "tools/policy_access.h"
+
+namespace toolcage::cli {
+
+Subcommand add_run_command(CLI::App& app) {
+    auto o = std::make_shared<cage::RunOptions>();
+    auto* sub = app.add_subcommand("run", "Run one command inside the cage (Landlock + seccomp)");
+    sub->add_option("--policy", o->policy, "An installed policy's name or a policy file")
+        ->default_str("default");
+    sub->add_option("--workdir", o->workdir,
+                    "Where the command runs; its git top level is {workspace} (default: here)");
+    sub->add_flag("--best-effort", o->best_effort,
+                  "Run even when the kernel offers less than the policy's min_abi");
+    sub->add_flag("--verbose", o->verbose, "Say what the cage enforces");
+    sub->add_option("--landlock-abi", o->max_landlock_abi,
+                    "Act as if the kernel offered at most this Landlock ABI (testing)")
+        ->group("");
+    sub->add_option("command", o->argv, "The program and its arguments (after --)")->required();
+    return {sub, [o] {
+                o->load_policy = [](const std::string& name) { return load_checked_policy(name); };
+                return cage::run_caged(*o);
+            }};
+}
+
+}  // namespace toolcage::cli
