@@ -10,7 +10,8 @@ namespace toolcage::cli {
 
 Policy load_checked_policy(const std::string& name_or_path) {
     Policy p = load_policy(name_or_path.empty() ? "default" : name_or_path);
-    static const std::vector<std::string> builtin = classify::builtin_rule_ids();
+    if (p.overrides.empty()) return p;
+    const std::vector<std::string> builtin = classify::builtin_rule_ids();
     for (const auto& [id, d] : p.overrides) {
         bool own = std::any_of(p.rules.begin(), p.rules.end(), [&](const ExtraRule& r) { return r.id == id; });
         if (!own && std::find(builtin.begin(), builtin.end(), id) == builtin.end())

@@ -1,22 +1,49 @@
 // toolcage: the hook, the cage launcher and the tools around them.
 // Any error that escapes a subcommand ends in exit 2 with one line on stderr: fail closed.
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iterator>
 #include <vector>
 
 #include "common/error.h"
 #include "tools/commands.h"
 
+namespace {
+
+using namespace toolcage::cli;
+
+struct Entry {
+    const char* name;
+    Subcommand (*add)(CLI::App&);
+};
+
+constexpr Entry kSubcommands[] = {
+    {"check", add_check_command},     {"policy", add_policy_command},
+    {"hook", add_hook_command},       {"run", add_run_command},
+    {"doctor", add_doctor_command},   {"install", add_install_command},
+    {"uninstall", add_uninstall_command},
+};
+
+// The hook runs before every tool call, and building every subcommand's options costs more
+// than deciding the call: when argv[1] names a subcommand, only that one is registered.
+std::vector<Subcommand> register_subcommands(CLI::App& app, int argc, char** argv) {
+    std::vector<Subcommand> subs;
+    for (const auto& e : kSubcommands)
+        if (argc > 1 && std::strcmp(argv[1], e.name) == 0) subs.push_back(e.add(app));
+    if (subs.empty())
+        for (const auto& e : kSubcommands) subs.push_back(e.add(app));
+    return subs;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    using namespace toolcage::cli;
     try {
         CLI::App app{"toolcage: a second fence for AI agents that run other people's code"};
         app.require_subcommand(1);
         app.set_version_flag("--version", "toolcage 0.1.0");
-        std::vector<Subcommand> subs = {add_check_command(app), add_policy_command(app),
-                                        add_hook_command(app), add_run_command(app),
-                                        add_doctor_command(app), add_install_command(app),
-                                        add_uninstall_command(app)};
+        std::vector<Subcommand> subs = register_subcommands(app, argc, argv);
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {

@@ -1,0 +1,295 @@
+// Internal to the classifier: the values, scopes and the analyzer that walks one command's tree.
+// Every place where code can run reaches exec_argv() or run_string(); rules report through hit().
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/policy.h"
+#include "common/verdict.h"
+#include "hook/classify/classifier.h"
+#include "hook/shell/ast.h"
+
+namespace toolcage::classify::detail {
+
+// Marks a run of text that is only known at run time (a variable, a substitution's output).
+constexpr char kUnknown = '\x01';
+
+// Where text that is not written in the command came from. Ordered: the worst wins.
+enum class Taint : unsigned char {
+    none = 0,
+    computed = 1,  // produced by a local command (printf, a substitution we evaluated)
+    decoded = 2,   // produced by a decoder (base64 -d, xxd -r): obfuscated code
+    remote = 3,    // fetched from the network (curl, wget)
+};
+
+struct Stream;
+
+// One field of a command line after expansion and splitting.
+struct Value {
+    std::string text;           // kUnknown marks unknown runs
+    bool glob = false;          // an unquoted pattern (or one of its matches)
+    bool unknown = false;       // text holds kUnknown
+    bool guarded = false;       // the unknown runs cannot be empty (${x:?}, ${x:-y}, mktemp)
+    bool alt_unknown = false;   // the text is one possibility, an unknown value the other (${x:-y})
+    bool splits = false;        // an unquoted unknown run: it may split into several words (options)
+    Taint taint = Taint::none;  // origin of the unknown or computed text
+    std::shared_ptr<Stream> procsub;  // <( … ): what reading this file gives
+
+    static Value literal(std::string s) {
+        Value v;
+        v.text = std::move(s);
+        return v;
+    }
+    static Value unknown_value(bool guarded = false, Taint t = Taint::none) {
+        Value v;
+        v.text.assign(1, kUnknown);
+        v.unknown = true;
+        v.guarded = guarded;
+        v.taint = t;
+        return v;
+    }
+    bool known() const { return !unknown && !alt_unknown; }
+    // For messages: unknown runs shown as "…".
+    std::string shown() const;
+};
+
+// What a command writes on stdout, or what a program reads on stdin.
+struct Stream {
+    enum class Kind : unsigned char {
+        none,     // nothing (stdin of a top-level command: the agent's, not data we know)
+        literal,  // text is known
+        unknown,  // data of unknown content
+        paths,    // a list of paths (find, ls, git ls-files); `paths` holds patterns for them
+    };
+    Kind kind = Kind::none;
+    Taint taint = Taint::none;
+    std::string text;
+    std::vector<Value> paths;
+
+    static Stream literal(std::string s, Taint t = Taint::none) {
+        Stream st;
+        st.kind = Kind::literal;
+        st.text = std::move(s);
+        st.taint = t;
+        return st;
+    }
+    static Stream unknown_data(Taint t = Taint::none) {
+        Stream st;
+        st.kind = Kind::unknown;
+        st.taint = t;
+        return st;
+    }
+};
+
+// The shell state that decides what a later command means: where it runs and what names mean.
+struct Scope {
+    std::string cwd;  // absolute, normalized; meaningful when cwd_known
+    bool cwd_known = true;
+    bool cwd_guarded = false;  // unknown, but set (cd "${x:?}")
+    std::vector<std::string> alt_cwds;  // other directories it may be (after a conditional cd)
+    std::vector<std::string> dirstack;
+    std::map<std::string, Value, std::less<>> vars;
+    std::map<std::string, const shell::Command*, std::less<>> functions;
+    std::map<std::string, std::string, std::less<>> aliases;
+    std::map<std::string, std::vector<Value>, std::less<>> arrays;
+    std::optional<Value> arg0;      // $0 (bash -c 'code' NAME …)
+    std::vector<Value> positional;  // $1 …
+    bool positional_known = false;
+    bool positional_guarded = false;  // unknown but present (a function body judged where defined)
+    bool path_untrusted = false;            // PATH was changed: names may resolve to anything
+    // Files written in this command from a download or a decoder: running them runs that code.
+    std::vector<std::pair<std::string, Taint>> tainted_files;
+    std::vector<std::pair<std::string, std::string>> links;  // symlinks made here: link -> target
+    std::vector<std::pair<std::string, std::string>> file_texts;  // files written here with known text
+};
+
+// One program invocation after expansion and unwrapping, handed to a program's handler.
+struct Call {
+    std::string name;         // the program as looked up (basename)
+    std::vector<Value> args;  // argv[1..]
+    Scope* scope = nullptr;
+    Stream in;                // what it reads on stdin
+    Stream out;               // what it writes on stdout (handlers set it; default unknown)
+    bool elevated = false;    // under sudo, doas, su, pkexec
+    bool remote = false;      // runs on another host or container (ssh, docker exec)
+    bool in_pipeline = false;
+    bool background = false;
+    std::vector<std::pair<std::string, Value>> env;  // NAME=VALUE given to this program only
+    std::string via;               // the wrappers it came through, for messages ("sudo ")
+
+    // The args' literal texts (unknown runs kept as kUnknown).
+    const std::string& arg(size_t i) const { return args[i].text; }
+    size_t argc() const { return args.size(); }
+};
+
+struct PathInfo {
+    PathClass cls = PathClass::unknown;
+    std::string path;        // resolved absolute path when known
+    bool guarded = false;    // unknown, but not empty
+    bool root_glob = false;  // a pattern that matches every entry of the directory of `cls`
+    bool secret = false;     // credentials or keys
+    bool secret_dir = false; // a directory holding credentials (~/.ssh, ~)
+    bool rc_file = false;    // a shell or tool start-up file
+    bool harmless_dev = false;  // /dev/null, /dev/stdout, …
+    bool network_dev = false;   // /dev/tcp/…, /dev/udp/…
+    bool device = false;        // any other /dev node (disks)
+    bool temp_root = false;     // /tmp itself: a file cannot replace it, writes land inside
+    bool regenerable = false;   // node_modules, build, target, .venv, …
+};
+
+enum class WriteMode { truncate, append, replace };
+
+// A machine's layout as path classes see it.
+struct Place {
+    Context ctx;
+    std::vector<std::string> temps;           // temp roots
+    std::vector<std::string> secret_samples;  // concrete secret paths, matched against patterns
+};
+
+class Analyzer {
+public:
+    Analyzer(const Context& ctx, const Policy& policy);
+
+    Verdict classify(const std::string& command);
+
+    // ---- reporting (policy_apply.cpp)
+    void hit(Decision d, std::string_view rule, std::string reason);
+    void apply_extra_rules(const Call& call);
+    Verdict finish() const;
+
+    // ---- the tree walk (walker.cpp)
+    Stream walk_script(const shell::Script& s, Scope& scope, const Stream& in);
+    // Runs text as shell code (bash -c, eval, trap, alias, env -S, ssh): parses, then walks.
+    // `same_scope`: eval and trap change the caller's shell; bash -c gets a copy.
+    Stream run_string(const Value& code, Scope& scope, bool same_scope, const Stream& in,
+                      std::string_view what);
+    // A function call: walks its body (detects recursion through pipes: fork bombs).
+    void call_function(const std::string& name, const shell::Command& fn, Call& call);
+    // Text a parser refused: the parse-error rules.
+    void parse_failed(const std::string& text, const std::string& error, std::string_view what);
+
+    // ---- words (words.cpp)
+    std::vector<Value> expand_word(const shell::Word& w, Scope& scope);
+    Value expand_single(const shell::Word& w, Scope& scope);  // no splitting, no globbing
+    std::vector<Value> expand_words(const std::vector<shell::Word>& ws, Scope& scope);
+    Value lookup(std::string_view name, const Scope& scope) const;
+    void assign(Scope& scope, const std::string& name, Value v) const;
+    // Bash re-evaluates variables named in arithmetic; a value holding $( ) runs.
+    void check_arithmetic(std::string_view expr, Scope& scope);
+
+    // Variables given to one program: PATH, LD_PRELOAD and the like change what runs;
+    // PAGER, EDITOR, GIT_SSH_COMMAND hold commands, judged as such.
+    void check_env(const std::vector<std::pair<std::string, Value>>& env, Scope& scope);
+
+    // ---- running an argv (exec.cpp)
+    Stream exec_argv(std::vector<Value> argv, Call proto);
+    // The command word is not known: decide from what the arguments would do.
+    void dynamic_program(const Value& cmd, Call& call);
+    void check_framework_db(const Call& call);
+    void probe_unknown_wrapper(Call& call);
+
+    // ---- paths (paths.cpp)
+    std::vector<PathInfo> resolve(const Value& v, const Scope& scope) const;
+    PathInfo classify_abs(const std::string& abs) const;
+    PathInfo classify_text(const std::string& text, bool glob, const Scope& scope) const;
+    PathInfo classify_text_at(const std::string& text, bool glob, bool cwd_known, const std::string& cwd,
+                              bool cwd_guarded) const;
+    // Files written from a download in this command: running them runs remote code.
+    void remember_taint(const Value& file, Taint t, Scope& scope) const;
+    Taint file_taint(const Value& file, const Scope& scope) const;
+    // Files written in this command with known content (cat > x.sh <<EOF): running them later
+    // runs that content.
+    void remember_text(const Value& file, const std::string* text, Scope& scope) const;
+    const std::string* file_text(const Value& file, const Scope& scope) const;
+    // Runs a file written in this command: its known text is judged as the program it is.
+    bool run_known_script(const Value& file, Call& call, std::string_view lang);
+    // Refuses running a file written from a download or decoder; true when it did.
+    bool refuse_tainted_script(const Value& file, const Scope& scope, std::string_view who);
+    const Context& ctx() const { return place_->ctx; }
+    bool remote() const { return place_ == remote_; }
+    void set_remote(bool on) { place_ = on ? remote_ : local_; }
+
+    // ---- shared rule helpers (programs_rm.cpp, redirects.cpp)
+    void check_delete(const Value& target, bool recursive, std::string_view prog, Call& call);
+    void check_write(const Value& target, WriteMode mode, std::string_view how, const Scope& scope);
+    // A program reads the file's content (and may show or send it): secrets are refused.
+    void check_read(const Value& target, std::string_view prog, const Scope& scope,
+                    bool recursive = false);
+    // Paths found under `starts` by a search (find, rg --pre): one pattern value per start.
+    std::vector<Value> found_under(const std::vector<Value>& starts,
+                                   const std::vector<std::string>& names, bool filtered) const;
+
+    // ---- consumers of code (pipes.cpp, interpreters.cpp, sql.cpp)
+    // A shell reads a script from `in` (curl | sh, sh -s <<EOF, bash <(…)).
+    void shell_reads(const Stream& in, Scope& scope, std::string_view shell, Call& call);
+    void interpreter_code(std::string_view lang, const Value& code, Call& call);
+    void interpreter_reads(std::string_view lang, const Stream& in, Call& call);
+    void sql_text(const Value& sql, std::string_view client, Call& call);
+
+    int probing = 0;                       // > 0: hits only raise probe_max (what-if checks)
+    Decision probe_max = Decision::allow;
+    int depth = 0;        // nesting of run_string
+    int budget = 20000;   // commands analysed before giving up (deny)
+    std::vector<std::string> call_stack;  // functions being walked
+
+private:
+    Stream walk_and_or(const shell::AndOr& ao, Scope& scope, const Stream& in, bool background);
+    Stream walk_pipeline(const shell::Pipeline& p, Scope& scope, const Stream& in, bool background);
+    Stream walk_command(const shell::Command& c, Scope& scope, const Stream& in, bool in_pipeline,
+                        bool background);
+    Stream walk_simple(const shell::Command& c, Scope& scope, const Stream& in, bool in_pipeline,
+                       bool background);
+    // Applies the redirects of one command: writes checked, stdin replaced, stdout captured.
+    // Returns true when stdout goes to a file (the pipe then carries nothing).
+    bool apply_redirects(const std::vector<shell::Redirect>& rs, Scope& scope, Stream& in,
+                         std::vector<std::pair<std::string, bool>>* out_files);
+    void record_output(const std::vector<std::pair<std::string, bool>>& files, const Stream& out, Scope& scope);
+    void merge_branches(Scope& into, const std::vector<Scope>& branches);
+    Value part_value(const shell::WordPart& p, Scope& scope);
+    Stream capture(const shell::Script& s, Scope& scope);
+
+    const Place* local_;   // the call's machine, normalized (cached per thread)
+    const Place* remote_;  // another host's: no workspace, home is the cwd
+    const Place* place_;   // the one paths are classified against now
+    const Policy& policy_;
+    Verdict best_;
+    bool any_ = false;
+    std::deque<shell::ParseResult> owned_;  // trees parsed from strings, alive while walking
+};
+
+// ---- program tables (programs_*.cpp)
+using Handler = void (*)(Analyzer&, Call&);
+// The handler for a program name, or nullptr when the program is unknown.
+Handler find_handler(std::string_view name);
+// Every rule id the tables can report (for builtin_rule_ids()).
+void table_rule_ids(std::vector<std::string>& out);
+
+// Registries that exec.cpp merges into one lookup table.
+struct ProgramEntry {
+    std::string_view name;
+    Handler handler;
+};
+std::vector<ProgramEntry> readonly_programs();
+std::vector<ProgramEntry> wrapper_programs();
+std::vector<ProgramEntry> builtin_programs();
+std::vector<ProgramEntry> shell_programs();
+std::vector<ProgramEntry> git_programs();
+std::vector<ProgramEntry> file_programs();
+std::vector<ProgramEntry> delete_programs();
+std::vector<ProgramEntry> system_programs();
+std::vector<ProgramEntry> interpreter_programs();
+std::vector<ProgramEntry> sql_programs();
+std::vector<ProgramEntry> build_programs();
+void readonly_rule_ids(std::vector<std::string>& out);
+
+// The generic answers a handler falls back on.
+void handle_readonly(Analyzer& a, Call& c, std::string_view rule);  // allow (plus sudo/path floor)
+void handle_runs_code(Analyzer& a, Call& c, std::string_view rule, std::string_view what);
+
+}  // namespace toolcage::classify::detail

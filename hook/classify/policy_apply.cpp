@@ -1,0 +1,71 @@
+// How a policy adjusts the built-in answers: an override replaces the decision of a rule where
+// it fires, the policy's own rules add verdicts for programs they name, and at the end a cage
+// verdict becomes what the policy says caged commands become (strict policies: deny).
+#include <algorithm>
+
+#include "hook/classify/analyzer.h"
+#include "hook/classify/text.h"
+
+namespace toolcage::classify::detail {
+
+void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
+    if (!policy_.overrides.empty()) {
+        auto it = policy_.overrides.find(std::string(rule));
+        if (it != policy_.overrides.end() && it->second != d) {
+            d = it->second;
+            reason += " (policy override: ";
+            reason += to_string(d);
+            reason += ')';
+        }
+    }
+    if (probing > 0) {
+        if (static_cast<int>(d) > static_cast<int>(probe_max)) probe_max = d;
+        return;
+    }
+    if (!any_ || static_cast<int>(d) > static_cast<int>(best_.decision)) {
+        best_.decision = d;
+        best_.rule.assign(rule);
+        best_.reason = std::move(reason);
+        any_ = true;
+    }
+}
+
+void Analyzer::apply_extra_rules(const Call& call) {
+    for (const ExtraRule& r : policy_.rules) {
+        if (r.program.empty() || !glob_match(r.program, call.name)) continue;
+        bool all = std::all_of(r.args.begin(), r.args.end(), [&](const std::string& g) {
+            return std::any_of(call.args.begin(), call.args.end(),
+                               [&](const Value& a) { return glob_match(g, a.text); });
+        });
+        if (!all) continue;
+        if (!r.paths.empty()) {
+            bool found = false;
+            for (const Value& a : call.args) {
+                if (is_flag(a)) continue;
+                for (const PathInfo& p : resolve(a, *call.scope)) {
+                    if (std::find(r.paths.begin(), r.paths.end(), p.cls) != r.paths.end()) found = true;
+                }
+            }
+            if (!found) continue;
+        }
+        hit(r.decision, r.id, r.reason.empty() ? "policy rule `" + r.id + "` matches `" + call.name + "`" : r.reason);
+    }
+}
+
+Verdict Analyzer::finish() const {
+    Verdict v = best_;
+    if (!any_) {
+        v.decision = Decision::allow;
+        v.rule = "shell.builtin";
+        v.reason = "nothing runs";
+    }
+    if (v.decision == Decision::cage && policy_.on_cage != Decision::cage) {
+        v.decision = policy_.on_cage;
+        v.reason += " (policy: commands that would be caged are ";
+        v.reason += to_string(policy_.on_cage);
+        v.reason += ')';
+    }
+    return v;
+}
+
+}  // namespace toolcage::classify::detail

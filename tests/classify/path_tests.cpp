@@ -1,0 +1,88 @@
+// Path classes (lexical) and the context built from a real directory tree.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "classify_helpers.h"
+
+using toolcage::PathClass;
+using toolcage::classify::classify_path;
+using toolcage::classify::Context;
+using toolcage::classify::make_context;
+using toolcage::classify::testing::test_context;
+
+TEST_CASE("classify_path: the classes", "[classify][paths]") {
+    Context c = test_context();
+    CHECK(classify_path("src/main.c", c) == PathClass::workspace);
+    CHECK(classify_path("./build", c) == PathClass::workspace);
+    CHECK(classify_path("/home/agent/project/x", c) == PathClass::workspace);
+    CHECK(classify_path(".", c) == PathClass::workspace_root);
+    CHECK(classify_path("./", c) == PathClass::workspace_root);
+    CHECK(classify_path("src/..", c) == PathClass::workspace_root);
+    CHECK(classify_path("*", c) == PathClass::workspace_root);
+    CHECK(classify_path(".git", c) == PathClass::git_dir);
+    CHECK(classify_path(".git/config", c) == PathClass::git_dir);
+    CHECK(classify_path("/tmp/x", c) == PathClass::temp);
+    CHECK(classify_path("/var/tmp/x", c) == PathClass::temp);
+    CHECK(classify_path("~", c) == PathClass::home);
+    CHECK(classify_path("~/x", c) == PathClass::home);
+    CHECK(classify_path("..", c) == PathClass::home);
+    CHECK(classify_path("../other", c) == PathClass::home);
+    CHECK(classify_path("../..", c) == PathClass::system);
+    CHECK(classify_path("/etc/passwd", c) == PathClass::system);
+    CHECK(classify_path("//etc", c) == PathClass::system);
+    CHECK(classify_path("/tmp", c) == PathClass::system);
+    CHECK(classify_path("/", c) == PathClass::root);
+    CHECK(classify_path("/..", c) == PathClass::root);
+    CHECK(classify_path("/*", c) == PathClass::root);
+    CHECK(classify_path("", c) == PathClass::unknown);
+}
+
+TEST_CASE("classify_path: a workspace under /tmp stays the workspace", "[classify][paths]") {
+    Context c;
+    c.cwd = "/tmp/ws/sub";
+    c.workspace = "/tmp/ws";
+    c.home = "/home/agent";
+    c.tmp = "/tmp";
+    CHECK(classify_path(".", c) == PathClass::workspace);
+    CHECK(classify_path("..", c) == PathClass::workspace_root);
+    CHECK(classify_path("../..", c) == PathClass::system);
+    CHECK(classify_path("/tmp/other", c) == PathClass::temp);
+}
+
+TEST_CASE("classify_path: a TMPDIR that is home or a parent of it is not temp", "[classify][paths]") {
+    Context c = test_context();
+    c.tmp = "/home/agent";
+    CHECK(classify_path("/home/agent/x", c) == PathClass::home);
+    c.tmp = "/";
+    CHECK(classify_path("/etc", c) == PathClass::system);
+    c.tmp = "/scratch";
+    CHECK(classify_path("/scratch/x", c) == PathClass::temp);
+}
+
+TEST_CASE("make_context finds the git top level above the working directory", "[classify][paths]") {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/classify-ctx-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    fs::path root = tmpl;
+    fs::create_directories(root / ".git");
+    fs::create_directories(root / "a" / "b");
+    Context c = make_context((root / "a" / "b").string());
+    CHECK(c.cwd == (root / "a" / "b").string());
+    CHECK(c.workspace == root.string());
+    CHECK(!c.home.empty());
+    CHECK(!c.tmp.empty());
+    CHECK(classify_path("../..", c) == PathClass::workspace_root);
+    // A worktree's .git is a file.
+    fs::path wt = root / "wt";
+    fs::create_directories(wt / "x");
+    std::ofstream(wt / ".git") << "gitdir: ../.git/worktrees/wt\n";
+    CHECK(make_context((wt / "x").string()).workspace == wt.string());
+    // Without .git anywhere above, the workspace is the working directory itself.
+    char other[] = "/tmp/classify-nogit-XXXXXX";
+    REQUIRE(::mkdtemp(other) != nullptr);
+    CHECK(make_context(other).workspace == std::string(other));
+    fs::remove_all(root);
+    fs::remove_all(other);
+}
