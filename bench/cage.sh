@@ -2,6 +2,8 @@
 # Whole-process cost of a caged step: `toolcage run -- /bin/true` against bare /bin/true,
 # bubblewrap (bwrap --ro-bind / / --dev /dev /bin/true) and the sandbox-runtime CLI
 # (srt -c true), in one hyperfine run; prints each one's overhead over /bin/true and ratios.
+# Then the network modes against each other: a private network namespace (cage.network netns)
+# and Landlock's port rule (landlock), each without and with the relay.
 # Usage: bench/cage.sh [BUILD_DIR]   (default: ./build). Needs hyperfine; bwrap and srt optional.
 # Goal: toolcage at most 2 ms over /bin/true without the relay, and the fastest of the three.
 set -euo pipefail
@@ -70,4 +72,47 @@ for name, x in r.items():
 over = (cage["median"] - base["median"]) * 1e3
 fastest = min((x["median"], n) for n, x in r.items() if n != "/bin/true")[1]
 print(f"toolcage run: {over:+.2f} ms over /bin/true (goal: at most 2 ms); fastest sandbox: {fastest}")
+PY
+
+# The network modes. Policies extend a copy of profiles/default.json beside them; the relay
+# allows one name it will never be asked for (its start and stop are what is timed).
+if [[ ${cage[0]} != "$build/toolcage" ]]; then
+  echo "note: the network modes need $build/toolcage (and toolcage-relay); skipped"
+  exit 0
+fi
+if ! unshare --user true 2>/dev/null; then
+  echo "note: no user namespaces here: netns mode cannot be timed"
+  exit 0
+fi
+cp "$here/profiles/default.json" "$work/default.json"
+net_names=(); net_cmds=()
+for mode in landlock netns; do
+  printf '{"name":"bench-%s","extends":"default","cage":{"network":"%s"}}\n' \
+    "$mode" "$mode" >"$work/$mode.json"
+  printf '{"name":"bench-%s-relay","extends":"default","cage":{"network":"%s"},
+           "relay":{"enabled":true,"allow":["relay-bench.invalid"]}}\n' \
+    "$mode" "$mode" >"$work/$mode-relay.json"
+  net_names+=("$mode" "$mode + relay")
+  net_cmds+=("$build/toolcage run --policy $work/$mode.json -- /bin/true"
+             "$build/toolcage run --policy $work/$mode-relay.json -- /bin/true")
+done
+args=(-n "/bin/true" "/bin/true")
+for i in "${!net_cmds[@]}"; do args+=(-n "${net_names[$i]}" "${net_cmds[$i]}"); done
+# No proxy of the machine's: the relay would be given it as upstream.
+env -u https_proxy -u HTTPS_PROXY -u http_proxy XDG_STATE_HOME="$work/state" \
+  hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/net.json" "${args[@]}" >/dev/null
+
+echo
+python3 - "$work/net.json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+base = r["/bin/true"]["median"]
+print(f"{'network mode':<18}{'mean ms':>10}{'median ms':>11}{'over true':>11}")
+for name, x in r.items():
+    print(f"{name:<18}{x['mean']*1e3:>10.2f}{x['median']*1e3:>11.2f}{(x['median']-base)*1e3:>+11.2f}")
+ms = lambda a, b: (r[a]["median"] - r[b]["median"]) * 1e3
+print(f"netns start-up cost: {ms('netns', 'landlock'):+.2f} ms over landlock without the relay, "
+      f"{ms('netns + relay', 'landlock + relay'):+.2f} ms with it; "
+      f"the relay itself: {ms('landlock + relay', 'landlock'):+.2f} ms (landlock), "
+      f"{ms('netns + relay', 'netns'):+.2f} ms (netns)")
 PY

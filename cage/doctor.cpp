@@ -9,6 +9,7 @@
 
 #include "cage/interpreter.h"
 #include "cage/landlock_uapi.h"
+#include "cage/netns.h"
 #include "cage/seccomp_rules.h"
 #include "cage/workspace.h"
 
@@ -74,7 +75,17 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     if (max_landlock_abi >= 0) abi = std::min(abi, max_landlock_abi);
     std::optional<std::uint16_t> port;
     if (policy.relay.enabled) port = 0;  // the relay's port, chosen when it starts
+    std::string network_refusal;
+    NetworkMode mode = NetworkMode::landlock;
+    try {
+        mode = choose_network_mode(policy.cage.network, policy.name, r.network_note);
+    } catch (const std::exception& e) {
+        network_refusal = e.what();
+    }
+    r.network_mode = to_string(mode);
+    if (mode == NetworkMode::netns) port.reset();
     LandlockPlan plan = plan_landlock(cage, abi, r.kernel.landlock_abi, port);
+    if (mode == NetworkMode::netns) leave_network_to_namespace(plan);
     plan.notes.erase(
         std::remove_if(plan.notes.begin(), plan.notes.end(),
                        [&](const std::string& n) { return n.rfind(paths.tmp, 0) == 0; }),
@@ -91,6 +102,9 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     } else if (!r.kernel.seccomp_filter) {
         r.would_run = false;
         r.refusal = "seccomp filters are not available";
+    } else if (!network_refusal.empty()) {
+        r.would_run = false;
+        r.refusal = network_refusal;
     } else if (policy.relay.enabled && !relay_linked) {
         r.would_run = false;
         r.refusal = "relay not available: the policy sets relay.enabled";
@@ -107,6 +121,18 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     return r;
 }
 
+namespace {
+
+std::string network_text(const DoctorReport& r) {
+    if (r.network_mode == "netns")
+        return r.relay_enabled ? "private network namespace: loopback only; out through the relay"
+                               : "private network namespace: loopback only, no way out";
+    return r.relay_enabled ? "TCP connect to the relay's port only"
+                           : "closed: no TCP connect or bind";
+}
+
+}  // namespace
+
 nlohmann::json to_json(const DoctorReport& r) {
     using nlohmann::json;
     json rights = json::array();
@@ -114,6 +140,7 @@ nlohmann::json to_json(const DoctorReport& r) {
         rights.push_back({{"right", s.right->name},
                           {"abi", s.right->abi},
                           {"enforced", s.enforced},
+                          {"by", s.by_namespace ? "network namespace" : "landlock"},
                           {"required", s.right->required},
                           {"guards", s.right->guards}});
     json rules = json::array();
@@ -142,8 +169,9 @@ nlohmann::json to_json(const DoctorReport& r) {
           {"rules", rules},
           {"notes", r.landlock.notes}}},
         {"seccomp", {{"rules", r.seccomp_rules}, {"foreign_arch", "killed"}}},
-        {"network", r.relay_enabled ? "TCP connect to the relay's port only"
-                                    : "closed: no TCP connect or bind"},
+        {"network", network_text(r)},
+        {"network_mode", r.network_mode},
+        {"network_note", r.network_note},
         {"warnings", r.warnings},
     };
 }
@@ -166,7 +194,8 @@ std::string to_text(const DoctorReport& r) {
     o << "\npolicy \"" << r.policy_name << "\" (" << r.policy_file << ")\n";
     o << "  " << r.landlock.summary() << '\n';
     for (const auto& s : r.landlock.rights) {
-        std::string state = s.enforced ? "enforced"
+        std::string state = s.by_namespace ? "by the private network namespace"
+                            : s.enforced   ? "enforced"
                             : s.right->required
                                 ? "NOT ENFORCED (needs ABI " + std::to_string(s.right->abi) + ")"
                                 : "not available (ABI " + std::to_string(s.right->abi) + ")";
@@ -180,10 +209,8 @@ std::string to_text(const DoctorReport& r) {
     for (const auto& n : r.landlock.notes) o << "    note: " << n << '\n';
     o << "  seccomp: " << r.seccomp_rules
       << " rules (sockets, io_uring, ptrace, mounts, namespaces, bpf, ...); x32 and ia32 killed\n";
-    o << "  network: "
-      << (r.relay_enabled ? "TCP connect to the relay's port only"
-                          : "closed (no TCP connect or bind)")
-      << '\n';
+    o << "  network (" << r.network_mode << "): " << network_text(r) << '\n';
+    if (!r.network_note.empty()) o << "    note: " << r.network_note << '\n';
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
                       : "\n`toolcage run` would refuse: " + r.refusal + "\n");

@@ -23,6 +23,8 @@ struct DoctorReport {
     std::vector<PathRule> rules;
     std::size_t seccomp_rules = 0;
     bool relay_enabled = false;
+    std::string network_mode;  // "netns" or "landlock": what `run` would use (cage.network)
+    std::string network_note;  // why auto fell back to landlock
     std::vector<std::string> protected_paths;
     std::vector<std::string> warnings;
 };

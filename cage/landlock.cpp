@@ -128,6 +128,12 @@ LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
     return plan;
 }
 
+void leave_network_to_namespace(LandlockPlan& plan) {
+    plan.handled_net = 0;
+    plan.connect_port.reset();
+    plan.private_network = true;
+}
+
 LandlockReport report_landlock(const LandlockPlan& plan) {
     LandlockReport r;
     r.abi = plan.abi;
@@ -146,8 +152,9 @@ LandlockReport report_landlock(const LandlockPlan& plan) {
                 on = plan.scoped & right.bit;
                 break;
         }
-        r.rights.push_back({&right, on});
-        if (!on && right.required) r.missing.emplace_back(right.name);
+        bool by_namespace = right.kind == LandlockRight::net && plan.private_network;
+        r.rights.push_back({&right, on || by_namespace, by_namespace});
+        if (!on && !by_namespace && right.required) r.missing.emplace_back(right.name);
     }
     if (plan.abi < 1)
         r.status = Enforcement::none;

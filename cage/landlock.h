@@ -41,12 +41,14 @@ struct LandlockPlan {
     std::uint64_t scoped = 0;
     std::vector<PathRule> rules;
     std::optional<std::uint16_t> connect_port;  // the relay's port, the only TCP connect allowed
+    bool private_network = false;  // TCP left to a private network namespace (no net rights)
     std::vector<std::string> notes;             // paths left out and why
 };
 
 struct RightStatus {
     const LandlockRight* right;
     bool enforced;
+    bool by_namespace = false;  // a net right the private network namespace stands in for
 };
 
 struct LandlockReport {
@@ -65,6 +67,10 @@ struct LandlockReport {
 LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
                            std::optional<std::uint16_t> relay_port);
 LandlockReport report_landlock(const LandlockPlan& plan);
+
+// The step has a private network namespace (loopback only): its tests may bind and connect on
+// any port there, so Landlock handles no network right; the report says what stands in.
+void leave_network_to_namespace(LandlockPlan& plan);
 
 // Creates the ruleset and adds every rule; returns its fd (close-on-exec), or -1 for ABI 0.
 // Throws Error naming the failing call.

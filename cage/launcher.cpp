@@ -76,6 +76,12 @@ int set_limits(const CageSetup& s, std::string& what) {
     return apply_limits(s.limits, what);
 }
 
+// A private network namespace (loopback only), made while this process still may: in its new
+// user namespace it holds every capability, and the next step drops them all.
+int make_private_network(const CageSetup& s, std::string& what) {
+    return enter_private_network(s.network, what);
+}
+
 // Exec may never add privileges again (setuid bits and file capabilities are ignored);
 // Landlock and seccomp both require it of an unprivileged process.
 int set_no_new_privs(std::string& what) {
@@ -107,13 +113,16 @@ int restore_signal_mask(const CageSetup& s, std::string& what) {
 void enter_cage(const CageSetup& s) {
     std::string what;
     int err = 0;
-    // The order is the argument: nothing after a step can undo it. Capabilities go before
-    // no_new_privs and Landlock, seccomp comes last so that it does not filter our own setup.
+    // The order is the argument: nothing after a step can undo it. The private network needs
+    // the capabilities of its new user namespace, so it comes before they are all dropped;
+    // capabilities go before no_new_privs and Landlock, seccomp comes last so that it does not
+    // filter our own setup (it refuses new namespaces).
     if ((err = new_session(what)) || (err = die_with_supervisor(s, what)) ||
         (err = enter_workdir(s, what)) || (err = close_inherited_fds(what)) ||
-        (err = set_limits(s, what)) || (err = drop_all_capabilities(s.cap_last_cap, what)) ||
-        (err = set_no_new_privs(what)) || (err = restrict_files_and_network(s, what)) ||
-        (err = filter_system_calls(s, what)) || (err = restore_signal_mask(s, what)))
+        (err = set_limits(s, what)) || (err = make_private_network(s, what)) ||
+        (err = drop_all_capabilities(s.cap_last_cap, what)) || (err = set_no_new_privs(what)) ||
+        (err = restrict_files_and_network(s, what)) || (err = filter_system_calls(s, what)) ||
+        (err = restore_signal_mask(s, what)))
         report(s, 's', err, what);
 
     std::vector<char*> argv, envp;

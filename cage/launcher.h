@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cage/limits.h"
+#include "cage/netns.h"
 #include "cage/seccomp.h"
 
 namespace toolcage::cage {
@@ -18,6 +19,7 @@ struct CageSetup {
     std::vector<Rlimit> limits;
     const PidsCgroup* cgroup = nullptr;
     int cap_last_cap = 0;
+    PrivateNetwork network;                   // not enabled: the host's network
     int landlock_fd = -1;                     // -1: no Landlock (best effort on an old kernel)
     const SeccompProgram* seccomp = nullptr;  // null: no seccomp (best effort)
     std::vector<std::string> env;             // "K=V"

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <utility>
 
 #include "cage/capabilities.h"
 #include "cage/environment.h"
@@ -19,10 +22,13 @@
 #include "cage/landlock_uapi.h"
 #include "cage/launcher.h"
 #include "cage/limits.h"
+#include "cage/netns.h"
 #include "cage/probe.h"
+#include "cage/protected_paths.h"
 #include "cage/reaper.h"
 #include "cage/seccomp.h"
 #include "cage/workspace.h"
+#include "cage/workspace_guard.h"
 #include "common/error.h"
 
 extern char** environ;
@@ -72,12 +78,15 @@ struct Step {
     int kernel_abi = 0;
     int abi = 0;
     bool seccomp = false;
+    NetworkMode network = NetworkMode::landlock;
     RelayGuard relay;
     LandlockPlan landlock;
     Fd ruleset;
     const SeccompProgram* filter = nullptr;
     PidsCgroup cgroup;
     std::vector<std::string> env;
+    std::vector<ProtectedPath> protect;
+    std::optional<WorkspaceGuard> guard;
 };
 
 void say(const std::string& line) {
@@ -110,6 +119,20 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
 }
 
+// 1b. The workspace's protected paths as they are before the step (throws when they cannot be
+//     read: then nothing runs).
+void snapshot_protected_paths(Step& step) {
+    step.protect = protected_paths(step.policy.cage.protected_paths);
+    step.guard.emplace(step.paths.workspace, step.protect);
+}
+
+// 6. Once nothing of the step is left: what it changed in the protected paths is put back and
+//    reported, and the exit status becomes kTamperExit.
+int check_protected_paths(const RunOptions& opt, Step& step, int step_status) {
+    std::vector<TamperEvent> events = step.guard->restore({step.paths.tmp});
+    return report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
+}
+
 // 2. What the kernel offers, against what the policy demands.
 void probe_kernel_and_check(const RunOptions& opt, Step& step) {
     std::string why;
@@ -136,6 +159,23 @@ void probe_kernel_and_check(const RunOptions& opt, Step& step) {
     }
 }
 
+// The step's network: a private namespace (loopback only) where one can be made, else the
+// host's, where Landlock's port rule keeps TCP to the relay.
+void choose_network(const RunOptions& opt, Step& step) {
+    std::string note;
+    step.network = choose_network_mode(step.policy.cage.network, step.policy.name, note);
+    if (!note.empty()) say("note: " + note);
+    if (!opt.verbose) return;
+    const bool relay = step.policy.relay.enabled;
+    if (step.network == NetworkMode::netns)
+        say("network: netns (a private network namespace: loopback only" +
+            (relay ? ", the relay at 127.0.0.1:" + std::to_string(kRelayPortInNamespace) : "") +
+            ")");
+    else
+        say(std::string("network: landlock (the host's network; ") +
+            (relay ? "TCP connect to the relay's port only" : "no TCP connect or bind") + ")");
+}
+
 // 3. The relay: the cage's only way out. Without one, no TCP connect is allowed at all.
 void start_relay(const RunOptions& opt, Step& step) {
     if (!step.policy.relay.enabled) return;
@@ -143,13 +183,22 @@ void start_relay(const RunOptions& opt, Step& step) {
         throw Error("relay not available: policy \"" + step.policy.name +
                     "\" sets relay.enabled, but this toolcage has no relay; set relay.enabled "
                     "to false to run with the network closed");
-    step.relay.relay = opt.start_relay(step.policy.relay);
+    // In a private network the relay's socket is made inside it: the relay starts after fork.
+    step.relay.relay = opt.start_relay(
+        step.policy.relay, step.network == NetworkMode::netns ? kRelayPortInNamespace : 0);
+    if (step.network == NetworkMode::netns && !step.relay.relay->serve)
+        throw Error("the relay cannot serve a private network (internal); set cage.network to "
+                    "\"landlock\"");
 }
 
 void build_landlock_ruleset(const RunOptions& opt, Step& step) {
     std::optional<std::uint16_t> port;
-    if (step.relay.relay) port = step.relay.relay->port;
+    if (step.relay.relay && step.network == NetworkMode::landlock) port = step.relay.relay->port;
     step.landlock = plan_landlock(step.cage, step.abi, step.kernel_abi, port);
+    if (landlock_protection_requested())
+        for (auto& n : keep_protected_read_only(step.landlock, step.paths.workspace, step.protect))
+            step.landlock.notes.push_back(std::move(n));
+    if (step.network == NetworkMode::netns) leave_network_to_namespace(step.landlock);
     LandlockReport report = report_landlock(step.landlock);
     if (report.status != Enforcement::full || opt.verbose) {
         say((report.status == Enforcement::full ? "" : "warning: ") + report.summary());
@@ -160,7 +209,10 @@ void build_landlock_ruleset(const RunOptions& opt, Step& step) {
 }
 
 void build_syscall_filter(Step& step) {
-    if (step.seccomp) step.filter = &compiled_seccomp_program();
+    if (step.seccomp)
+        step.filter = &compiled_seccomp_program(step.network == NetworkMode::netns
+                                                    ? SeccompVariant::private_network
+                                                    : SeccompVariant::host_network);
 }
 
 void build_step_environment(Step& step) {
@@ -181,14 +233,26 @@ void limit_processes(const RunOptions& opt, Step& step) {
 
 // 4. Fork. The parent supervises; the child goes through the hardening steps and execs.
 int supervise_step(const RunOptions& opt, Step& step) {
-    become_child_subreaper();
+    // A relay for a private network starts once the step has sent its socket; we become the
+    // subreaper only then, or the detached relay would be reparented to us.
+    const bool handover = step.network == NetworkMode::netns && step.relay.relay;
+    if (!handover) become_child_subreaper();
     // Our memory and /proc files are not readable by a same-uid process in the cage.
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
         throw Error(syscall_error("prctl(PR_SET_DUMPABLE, 0)", errno));
 
+    CageSetup setup;
+    if (step.network == NetworkMode::netns) setup.network = plan_private_network(handover);
+    Fd channel, step_end;  // a socket pair: the step's process sends the relay's socket on it
+    if (handover) {
+        int sv[2];
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+            throw Error(syscall_error("socketpair(AF_UNIX, SOCK_SEQPACKET)", errno));
+        channel.fd = setup.network.supervisor_end = sv[0];
+        step_end.fd = setup.network.channel = sv[1];
+    }
     int pipefd[2];
     if (::pipe2(pipefd, O_CLOEXEC) != 0) throw Error(syscall_error("pipe2(O_CLOEXEC)", errno));
-    CageSetup setup;
     setup.workdir = step.paths.workdir;
     setup.limits = plan_limits(step.policy.cage.limits);
     setup.cgroup = &step.cgroup;
@@ -212,6 +276,26 @@ int supervise_step(const RunOptions& opt, Step& step) {
     if (child == 0) enter_cage(setup);  // 5.
 
     ::close(pipefd[1]);
+    if (handover) {
+        ::close(std::exchange(step_end.fd, -1));  // the step's end: EOF here if it ends early
+        try {
+            // The step's process waits for us after sending the socket (or has failed: its
+            // report below says why).
+            if (int listener = receive_relay_listener(channel.fd); listener >= 0) {
+                Fd owned;
+                owned.fd = listener;
+                step.relay.relay->serve(listener);
+                become_child_subreaper();
+                release_step(channel.fd);
+            }
+        } catch (...) {
+            ::kill(child, SIGKILL);
+            ::waitpid(child, nullptr, 0);
+            ::close(pipefd[0]);
+            ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+            throw;
+        }
+    }
     CageFailure failure{};
     ssize_t got;
     do got = ::read(pipefd[0], &failure, sizeof failure);
@@ -239,13 +323,16 @@ int run_caged(const RunOptions& opt) {
         throw Error("run: no program given; usage: toolcage run -- PROGRAM ARGS...");
     Step step;
     load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
+    snapshot_protected_paths(step);     //    the protected paths, to put back what changes
     probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
+    choose_network(opt, step);          //    a private network namespace, or Landlock's rule
     start_relay(opt, step);             // 3. the relay, or a closed network
     build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
     build_syscall_filter(step);         //    the seccomp table (compiled at build time)
     build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy
     limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0)
-    return supervise_step(opt, step);   // 4. fork, supervise, reap; 5. the child's steps
+    int status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
+    return check_protected_paths(opt, step, status);  // 6. protected paths put back, reported
 }
 
 }  // namespace toolcage::cage

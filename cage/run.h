@@ -11,13 +11,19 @@
 
 namespace toolcage::cage {
 
-// A running relay for one step: the only TCP port the cage may connect to.
+// A relay for one step: the only TCP port the cage may connect to.
 struct RelayHandle {
     std::uint16_t port = 0;
-    std::string url;             // http://127.0.0.1:<port>, for the proxy variables
+    std::string url;             // http://toolcage:TOKEN@127.0.0.1:<port>, for the proxy variables
     std::function<void()> stop;  // called when the step is over
+    // Set when the relay waits for its listening socket (made inside the step's private
+    // network namespace): starts it on that socket. Throws Error when it cannot start.
+    std::function<void(int listen_fd)> serve;
 };
-using RelayStarter = std::function<RelayHandle(const RelayPolicy&)>;
+// `inside_port` 0: the relay listens on a free port of the host's loopback and runs at once.
+// Otherwise the step's private network has the relay's socket on that port: the handle's
+// `serve` starts the relay once the socket is there.
+using RelayStarter = std::function<RelayHandle(const RelayPolicy&, std::uint16_t inside_port)>;
 
 struct RunOptions {
     std::string policy = "default";  // a name or a file, given to load_policy
@@ -31,7 +37,9 @@ struct RunOptions {
 };
 
 // Runs argv in the cage and returns its exit status (128+n for a death by signal n; 126/127
-// when it cannot be executed). Throws Error when the cage cannot be set up: nothing runs then.
+// when it cannot be executed; 3 when the step changed a protected path of the workspace, which
+// was then put back: cage/workspace_guard.h). Throws Error when the cage cannot be set up:
+// nothing runs then.
 int run_caged(const RunOptions& options);
 
 }  // namespace toolcage::cage

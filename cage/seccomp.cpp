@@ -28,7 +28,7 @@ void check(int rc, const std::string& call) {
 
 }  // namespace
 
-SeccompProgram build_seccomp_program() {
+SeccompProgram build_seccomp_program(SeccompVariant variant) {
     Ctx ctx{seccomp_init(SCMP_ACT_ALLOW)};
     if (!ctx) throw Error("seccomp_init(SCMP_ACT_ALLOW): failed (out of memory?)");
     // Only the native architecture is in the filter: an ia32 call (int 0x80) hits the bad-arch
@@ -37,6 +37,7 @@ SeccompProgram build_seccomp_program() {
           "seccomp_attr_set(SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)");
     // The step starts single-threaded; TSYNC is not needed.
     for (const auto& rule : seccomp_rules()) {
+        if (!rule_applies(rule, variant)) continue;
         std::string name(rule.syscall);
         int nr = seccomp_syscall_resolve_name(name.c_str());
         if (nr == __NR_SCMP_ERROR)

@@ -45,13 +45,19 @@ Alternatives families_except(std::initializer_list<int> allowed) {
     return out;
 }
 
-// AF_INET / AF_INET6 sockets of any type but SOCK_STREAM.
-Alternatives inet_not_stream() {
+// AF_INET / AF_INET6 sockets of any type but SOCK_STREAM and SOCK_DGRAM.
+Alternatives inet_not_stream_or_dgram() {
     Alternatives out;
     for (int family : {AF_INET, AF_INET6})
         for (int t = 0; t <= static_cast<int>(kSockTypeMask); ++t)
-            if (t != SOCK_STREAM) out.push_back({low32_eq(0, family), sock_type_is(1, t)});
+            if (t != SOCK_STREAM && t != SOCK_DGRAM)
+                out.push_back({low32_eq(0, family), sock_type_is(1, t)});
     return out;
+}
+
+Alternatives inet_dgram() {
+    return {{low32_eq(0, AF_INET), sock_type_is(1, SOCK_DGRAM)},
+            {low32_eq(0, AF_INET6), sock_type_is(1, SOCK_DGRAM)}};
 }
 
 // AF_INET / AF_INET6 stream sockets whose protocol is neither 0 nor IPPROTO_TCP
@@ -90,8 +96,10 @@ const std::vector<SeccompRule>& seccomp_rules() {
          "no unix sockets: Landlock below ABI 9 cannot stop connect() to a daemon's socket"},
         {"socket", families_except({AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}), EPERM,
          "no packet, vsock, bluetooth, alg, ... sockets: only IP and netlink route"},
-        {"socket", inet_not_stream(), EPERM,
-         "no UDP, raw or ICMP sockets: Landlock filters TCP only, so datagrams would pass by"},
+        {"socket", inet_not_stream_or_dgram(), EPERM,
+         "no raw or packet-level IP sockets: only TCP (and UDP in a private network)"},
+        {"socket", inet_dgram(), EPERM,
+         "no UDP or ICMP sockets on the host's network: Landlock filters TCP only", true},
         {"socket", inet_stream_not_tcp(), EPERM,
          "no MPTCP or SCTP: Landlock's TCP rules do not cover them"},
         {"socket",
@@ -161,6 +169,10 @@ const std::vector<SeccompRule>& seccomp_rules() {
         {"ioctl", {{low32_eq(1, TIOCLINUX)}}, EPERM, "no console selection paste (TIOCLINUX)"},
     };
     return table;
+}
+
+bool rule_applies(const SeccompRule& rule, SeccompVariant variant) {
+    return !rule.host_network_only || variant == SeccompVariant::host_network;
 }
 
 }  // namespace toolcage::cage

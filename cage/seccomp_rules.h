@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cage/seccomp.h"
+
 namespace toolcage::cage {
 
 // A rule matches when every comparison in one of its `alternatives` holds (an empty
@@ -16,8 +18,12 @@ struct SeccompRule {
     std::vector<std::vector<scmp_arg_cmp>> alternatives;
     int errno_value;  // EPERM, or ENOSYS where libc must fall back (clone3)
     std::string_view reason;
+    bool host_network_only = false;  // lifted when the step has a private network namespace
 };
 
 const std::vector<SeccompRule>& seccomp_rules();
+
+// True when `rule` is part of the filter for `variant`.
+bool rule_applies(const SeccompRule& rule, SeccompVariant variant);
 
 }  // namespace toolcage::cage

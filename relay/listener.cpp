@@ -1,6 +1,7 @@
 #include "relay/listener.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -75,6 +76,34 @@ Fd listen_on(const std::string& spec, uint16_t& port) {
                ? ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port)
                : ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
     return fd;
+}
+
+Fd adopt_listener(int fd, uint16_t& port) {
+    const std::string flag = "--listen-fd " + std::to_string(fd);
+    auto sockopt = [&](int name, const char* text) {
+        int v = 0;
+        socklen_t len = sizeof v;
+        if (::getsockopt(fd, SOL_SOCKET, name, &v, &len) != 0)
+            throw Error(syscall_error(flag + ": getsockopt(" + text + ")", errno) +
+                        " (pass a listening TCP socket the relay inherits)");
+        return v;
+    };
+    int domain = sockopt(SO_DOMAIN, "SO_DOMAIN");
+    if ((domain != AF_INET && domain != AF_INET6) || sockopt(SO_TYPE, "SO_TYPE") != SOCK_STREAM ||
+        !sockopt(SO_ACCEPTCONN, "SO_ACCEPTCONN"))
+        throw Error(flag + ": not a listening TCP socket (bind and listen() it before passing it)");
+    int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0 ||
+        ::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+        throw Error(syscall_error(flag + ": fcntl(O_NONBLOCK, FD_CLOEXEC)", errno));
+    sockaddr_storage bound{};
+    socklen_t blen = sizeof bound;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &blen) != 0)
+        throw Error(syscall_error(flag + ": getsockname()", errno));
+    port = bound.ss_family == AF_INET
+               ? ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port)
+               : ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
+    return Fd(fd);
 }
 
 void accept_loop(int listen_fd, const AcceptLoopOptions& opt, const SessionContext& ctx) {

@@ -16,6 +16,10 @@ namespace toolcage::relay {
 // bound port. Throws toolcage::Error naming --listen and the fix.
 Fd listen_on(const std::string& spec, uint16_t& port);
 
+// Takes over an inherited listening TCP socket (--listen-fd): checks that it is one, makes it
+// non-blocking and close-on-exec. `port` gets its port. Throws toolcage::Error naming --listen-fd.
+Fd adopt_listener(int fd, uint16_t& port);
+
 struct AcceptLoopOptions {
     int max_tunnels = 256;
     int watch_fd = -1;  // when readable or hung up, the loop returns

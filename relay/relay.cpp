@@ -30,7 +30,8 @@ void run_relay(const RelayOptions& opt) {
     // 2. The log, then the socket: bind errors reach the launcher before any detaching.
     init_log(opt.log_file);
     uint16_t port = 0;
-    Fd listener = listen_on(opt.listen, port);
+    Fd listener = opt.listen_fd >= 0 ? adopt_listener(opt.listen_fd, port)
+                                     : listen_on(opt.listen, port);
     ctx.relay_port = port;
 
     // 3. Leave the launcher's process tree (no threads exist yet, so forking is safe).

@@ -10,6 +10,7 @@ namespace toolcage::relay {
 
 struct RelayOptions {
     std::string listen = "127.0.0.1:0";
+    int listen_fd = -1;  // an inherited listening socket, used instead of `listen`
     std::vector<std::string> allow;
     std::string upstream;    // http://[user:pass@]host:port, or empty for direct mode
     std::string token_file;  // empty: no authentication (warned)

@@ -22,7 +22,7 @@ struct DoctorOptions {
 int run_doctor(const DoctorOptions& o) {
     Policy p = load_checked_policy(o.policy);
     std::string wd = o.workdir.empty() ? std::filesystem::current_path().string() : o.workdir;
-    cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi);
+    cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi, /*relay_linked=*/true);
     if (o.json)
         std::cout << cage::to_json(r).dump(2) << '\n';
     else

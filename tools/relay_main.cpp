@@ -2,6 +2,7 @@
 // Reads its options, then hands over to relay/relay.cpp, whose run_relay() tells the story.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
 
 #include "common/error.h"
 #include "relay/relay.h"
@@ -10,7 +11,11 @@ int main(int argc, char** argv) {
     toolcage::relay::RelayOptions opt;
     CLI::App app{"toolcage-relay: a CONNECT-only proxy with a host allowlist"};
     app.option_defaults()->always_capture_default();
-    app.add_option("--listen", opt.listen, "address:port to listen on (port 0: any free port)");
+    auto* listen =
+        app.add_option("--listen", opt.listen, "address:port to listen on (port 0: any free port)");
+    app.add_option("--listen-fd", opt.listen_fd,
+                   "accept on this inherited listening TCP socket instead of --listen")
+        ->excludes(listen);
     app.add_option("--allow", opt.allow,
                    "allowed target: host, host:port or *.suffix[:port] (port 443 by default)")
         ->take_all()
@@ -18,6 +23,11 @@ int main(int argc, char** argv) {
         ->required();
     app.add_option("--upstream", opt.upstream,
                    "send every CONNECT through this HTTP proxy: http://[user:pass@]host:port");
+    std::string upstream_file;
+    app.add_option("--upstream-file", upstream_file,
+                   "read the --upstream URL from this file (keeps its credentials off the "
+                   "command line)")
+        ->excludes("--upstream");
     app.add_option("--token-file", opt.token_file,
                    "file holding the token clients must send (Proxy-Authorization: Basic, user "
                    "toolcage)");
@@ -43,6 +53,16 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    }
+    if (!upstream_file.empty()) {
+        std::ifstream in(upstream_file);
+        if (!in || !std::getline(in, opt.upstream) || opt.upstream.empty()) {
+            std::fprintf(stderr,
+                         "toolcage-relay: --upstream-file %s: cannot read a URL from it; write "
+                         "http://[user:pass@]host:port on its first line\n",
+                         upstream_file.c_str());
+            return 2;
+        }
     }
     opt.header_timeout = std::chrono::milliseconds(header_ms);
     opt.connect_timeout = std::chrono::milliseconds(connect_ms);

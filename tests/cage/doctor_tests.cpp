@@ -14,6 +14,7 @@ toolcage::Policy test_policy() {
     p.cage.write = {"{workspace}", "{tmp}", "/dev/null"};
     p.cage.execute = {"/usr", "/lib", "/lib64", "{workspace}"};
     p.cage.min_abi = 4;
+    p.cage.network = "landlock";  // the Landlock network rights (netns: network_tests.cpp)
     return p;
 }
 

@@ -2,6 +2,8 @@
 // a stand-in relay (--relay-port) so that "TCP only to the relay's port" can be tested without
 // a relay process. Usage: cage_runner [--policy P] [--workdir D] [--landlock-abi N]
 //                                     [--relay-port N] [--best-effort] [--verbose] -- ARGV...
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,10 +51,13 @@ int main(int argc, char** argv) {
     for (; i < argc; ++i) o.argv.emplace_back(argv[i]);
     o.load_policy = [](const std::string& p) { return toolcage::load_policy(p); };
     if (relay_port > 0)
-        o.start_relay = [relay_port](const toolcage::RelayPolicy&) {
+        o.start_relay = [relay_port](const toolcage::RelayPolicy&, std::uint16_t inside_port) {
             toolcage::cage::RelayHandle h;
-            h.port = static_cast<std::uint16_t>(relay_port);
-            h.url = "http://127.0.0.1:" + std::to_string(relay_port);
+            h.port = inside_port ? inside_port : static_cast<std::uint16_t>(relay_port);
+            h.url = "http://127.0.0.1:" + std::to_string(h.port);
+            // In a private network the stand-in holds the socket the step sends and accepts
+            // nothing: a connect to it succeeds (the kernel queues it), as to a listening relay.
+            if (inside_port) h.serve = [](int listen_fd) { ::dup(listen_fd); };
             return h;
         };
     try {

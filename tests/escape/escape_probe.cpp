@@ -1,6 +1,7 @@
 // One escape attempt per subcommand, run inside the cage (and outside, to show that the same
 // operation works where nothing forbids it). Exit 0: the operation succeeded; 1: it was
 // refused (the errno is printed); 3: the probe was misused or its own setup failed.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/io_uring.h>
@@ -42,15 +43,41 @@ int misuse(const char* what) {
     return 3;
 }
 
-int tcp_connect(int port) {
-    int s = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (s < 0) return refused("socket(AF_INET, SOCK_STREAM)");
+sockaddr_in inet_addr_of(const char* addr, int port) {
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (addr && *addr) ::inet_pton(AF_INET, addr, &a.sin_addr);
+    return a;
+}
+
+int tcp_connect(int port, const char* addr = nullptr) {
+    int s = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0) return refused("socket(AF_INET, SOCK_STREAM)");
+    sockaddr_in a = inet_addr_of(addr, port);
     if (::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return refused("connect");
     return done("connect");
+}
+
+// A server of its own on a free loopback port, and a connection to it (a test suite's way).
+int serve_self() {
+    int l = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (l < 0) return refused("socket");
+    sockaddr_in a = inet_addr_of(nullptr, 0);
+    if (::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return refused("bind");
+    if (::listen(l, 4) != 0) return refused("listen");
+    socklen_t len = sizeof a;
+    ::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len);
+    int c = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return refused("connect");
+    int s = ::accept(l, nullptr, nullptr);
+    if (s < 0) return refused("accept");
+    if (::write(c, "ping", 4) != 4) return refused("write");
+    char buf[4];
+    if (::read(s, buf, 4) != 4) return refused("read");
+    std::printf("port %d\n", ntohs(a.sin_port));
+    return done("served itself on loopback");
 }
 
 int tcp_bind() {
@@ -64,13 +91,10 @@ int tcp_bind() {
     return done("bind+listen");
 }
 
-int udp_send(int port) {
+int udp_send(int port, const char* addr = nullptr) {
     int s = ::socket(AF_INET, SOCK_DGRAM, 0);
     if (s < 0) return refused("socket(AF_INET, SOCK_DGRAM)");
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sockaddr_in a = inet_addr_of(addr, port);
     if (::sendto(s, "x", 1, 0, reinterpret_cast<sockaddr*>(&a), sizeof a) != 1)
         return refused("sendto");
     return done("udp sendto");
@@ -298,6 +322,9 @@ int main(int argc, char** argv) {
         return refused("execv");
     }
     if (op == "connect") return tcp_connect(std::atoi(a));
+    if (op == "connect-addr") return tcp_connect(std::atoi(b), a);
+    if (op == "serve-self") return serve_self();
+    if (op == "udp-addr") return udp_send(std::atoi(b), a);
     if (op == "bind") return tcp_bind();
     if (op == "udp") return udp_send(std::atoi(a));
     if (op == "raw") {

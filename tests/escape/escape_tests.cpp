@@ -1,8 +1,11 @@
 // Real escape attempts from inside the cage, on the real kernel, as root and as nobody (65534).
 // Each test asserts the refusal and, beside it, that the same operation works where the policy
 // (or the absence of a cage) allows it: a refusal for a broken probe proves nothing.
+// TOOLCAGE_ESCAPE_NETWORK (landlock, netns or auto; default landlock) sets cage.network for the
+// whole suite; CTest runs it in both modes. The tests of the network itself name their mode.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -70,6 +73,28 @@ Result run(const std::vector<std::string>& argv, const std::vector<std::string>&
     return r;
 }
 
+// cage.network for the suite, from TOOLCAGE_ESCAPE_NETWORK.
+std::string suite_network() {
+    const char* v = std::getenv("TOOLCAGE_ESCAPE_NETWORK");
+    return v && *v ? v : "landlock";
+}
+
+// An IPv4 address of this machine other than loopback, or "" when it has none.
+std::string host_ipv4() {
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) != 0) return "";
+    std::string out;
+    for (ifaddrs* i = list; i && out.empty(); i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET) continue;
+        auto* in = reinterpret_cast<sockaddr_in*>(i->ifa_addr);
+        if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
+        char text[INET_ADDRSTRLEN];
+        if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text)) out = text;
+    }
+    ::freeifaddrs(list);
+    return out;
+}
+
 std::vector<std::string> as_user(As who, std::vector<std::string> argv) {
     if (who == As::root) return argv;
     std::vector<std::string> out = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
@@ -104,6 +129,7 @@ struct Fixture {
         std::ifstream f(std::string(TOOLCAGE_SOURCE_DIR) + "/profiles/default.json");
         policy = nlohmann::json::parse(f, nullptr, true, true);
         policy["name"] = "escape-test";
+        policy["cage"]["network"] = suite_network();
         // The probe is run from a directory the policy lets the cage read and execute.
         fs::path bin = base / "bin";
         fs::create_directories(bin);
@@ -145,15 +171,15 @@ struct Fixture {
     }
 };
 
-// A loopback TCP listener on an ephemeral port.
+// A loopback TCP listener on an ephemeral port (`any`: on every address of the host).
 struct Listener {
     int fd = -1;
     int port = 0;
-    explicit Listener(int type = SOCK_STREAM) {
+    explicit Listener(int type = SOCK_STREAM, bool any = false) {
         fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
         sockaddr_in a{};
         a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_addr.s_addr = htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
         REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
         if (type == SOCK_STREAM) REQUIRE(::listen(fd, 16) == 0);
         socklen_t len = sizeof a;
@@ -276,6 +302,7 @@ TEST_CASE("TCP: connect only to the relay's port, never bind; closed without a r
     As who = GENERATE(As::root, As::nobody);
     INFO(name_of(who));
     Fixture fx;
+    fx.policy["cage"]["network"] = "landlock";
     Listener relay, other;
     fx.policy["relay"]["enabled"] = true;
     std::vector<std::string> with_relay = {"--relay-port", std::to_string(relay.port)};
@@ -301,6 +328,7 @@ TEST_CASE("no UDP, raw or packet sockets", "[escape][net]") {
     As who = GENERATE(As::root, As::nobody);
     INFO(name_of(who));
     Fixture fx;
+    fx.policy["cage"]["network"] = "landlock";
     Listener udp(SOCK_DGRAM);
     REFUSED(fx.caged(who, {"udp", std::to_string(udp.port)}));
     SUCCEEDS(fx.uncaged(who, {"udp", std::to_string(udp.port)}));
@@ -310,6 +338,65 @@ TEST_CASE("no UDP, raw or packet sockets", "[escape][net]") {
         SUCCEEDS(fx.uncaged(who, {"raw"}));
         SUCCEEDS(fx.uncaged(who, {"packet"}));
     }
+}
+
+// The relay's stand-in (cage_runner --relay-port) holds the socket the step makes on
+// 127.0.0.1:3128 inside its namespace: a connect there is queued, as at a listening relay.
+TEST_CASE("private network: its own loopback, the relay's socket inside, nothing of the host's",
+          "[escape][net][netns]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Fixture fx;
+    fx.policy["cage"]["network"] = "netns";
+    fx.policy["relay"]["enabled"] = true;
+    Listener relay, other, everywhere(SOCK_STREAM, true);
+    std::vector<std::string> with_relay = {"--relay-port", std::to_string(relay.port)};
+    SUCCEEDS(fx.caged(who, {"connect", "3128"}, with_relay));
+    // The host's loopback listeners, the relay's host-side port among them: not there.
+    REFUSED(fx.caged(who, {"connect", std::to_string(relay.port)}, with_relay));
+    REFUSED(fx.caged(who, {"connect", std::to_string(other.port)}, with_relay));
+    SUCCEEDS(fx.uncaged(who, {"connect", std::to_string(other.port)}));
+    // A test suite's server on a port of its choosing.
+    SUCCEEDS(fx.caged(who, {"serve-self"}, with_relay));
+    // The host's other addresses: no route.
+    std::string ip = host_ipv4();
+    if (!ip.empty()) {
+        REFUSED(fx.caged(who, {"connect-addr", ip, std::to_string(everywhere.port)}, with_relay));
+        SUCCEEDS(fx.uncaged(who, {"connect-addr", ip, std::to_string(everywhere.port)}));
+    } else {
+        WARN("no IPv4 address besides loopback: the route test is skipped");
+    }
+    // Without a relay: no socket on 3128 either.
+    fx.policy["relay"]["enabled"] = false;
+    REFUSED(fx.caged(who, {"connect", "3128"}));
+    SUCCEEDS(fx.caged(who, {"serve-self"}));
+}
+
+TEST_CASE("the Landlock port rule refuses what the private network allows: a server of one's own",
+          "[escape][net]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Fixture fx;
+    fx.policy["cage"]["network"] = "landlock";
+    REFUSED(fx.caged(who, {"serve-self"}));
+}
+
+TEST_CASE("private network: UDP stays inside; no raw or packet sockets", "[escape][net][netns]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Fixture fx;
+    fx.policy["cage"]["network"] = "netns";
+    Listener udp(SOCK_DGRAM, true);
+    char buf[8];
+    // Sent inside the namespace: nothing arrives at the host's socket.
+    SUCCEEDS(fx.caged(who, {"udp", std::to_string(udp.port)}));
+    CHECK(::recv(udp.fd, buf, sizeof buf, MSG_DONTWAIT) < 0);
+    std::string ip = host_ipv4();
+    if (!ip.empty()) REFUSED(fx.caged(who, {"udp-addr", ip, std::to_string(udp.port)}));
+    SUCCEEDS(fx.uncaged(who, {"udp", std::to_string(udp.port)}));
+    CHECK(::recv(udp.fd, buf, sizeof buf, MSG_DONTWAIT) == 1);
+    REFUSED(fx.caged(who, {"raw"}));
+    REFUSED(fx.caged(who, {"packet"}));
 }
 
 TEST_CASE("no unix sockets to the outside: pathname, abstract, datagram socketpair",

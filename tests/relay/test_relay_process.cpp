@@ -266,6 +266,17 @@ TEST_CASE("relay refuses a tunnel to its upstream proxy") {
     CHECK(echo.accepted() == 0);
 }
 
+TEST_CASE("the upstream URL can come from a file, and is then refused to itself as well") {
+    TempDir dir;
+    EchoServer echo;
+    std::string up = "127.0.0.1:" + std::to_string(echo.port());
+    std::string file = dir.file("upstream");
+    std::ofstream(file) << "http://user:secret@" << up << "\n";
+    RelayProcess relay({"--upstream-file", file, "--allow", up});
+    expect_refused(exchange(relay.port(), connect_request(up)), 403, "upstream proxy itself");
+    CHECK(echo.accepted() == 0);
+}
+
 TEST_CASE("bytes sent before a refusal are never forwarded or read as a request") {
     TempDir dir;
     EchoServer echo;

@@ -1,0 +1,70 @@
+// The hook's steps one by one, on a typical Hermes terminal payload.
+#include <benchmark/benchmark.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "common/policy_loader.h"
+#include "hook/adapters/hook.h"
+#include "hook/adapters/python_readonly.h"
+#include "hook/adapters/rewrite.h"
+#include "hook/adapters/soul.h"
+
+using namespace toolcage;
+
+namespace {
+
+std::string payload(const std::string& command) {
+    return nlohmann::json{{"hook_event_name", "pre_tool_call"},
+                          {"tool_name", "terminal"},
+                          {"tool_input", {{"command", command}, {"background", false}, {"timeout", 180}}},
+                          {"session_id", "s"},
+                          {"cwd", "/tmp"},
+                          {"profile", "default"},
+                          {"extra", nlohmann::json::object()}}
+        .dump();
+}
+
+void BM_handle_payload(benchmark::State& state, const char* command) {
+    setenv("TOOLCAGE_LOG", "/dev/null", 1);
+    hook::HookOptions opts;
+    opts.policy = TOOLCAGE_SOURCE_DIR "/profiles/default.json";  // no install needed
+    std::string p = payload(command);
+    hook::HookEnv env = hook::env_from_process();
+    for (auto _ : state) {
+        auto r = hook::handle_payload(p, opts, load_policy, env);
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK_CAPTURE(BM_handle_payload, read_only, "git status --short");
+BENCHMARK_CAPTURE(BM_handle_payload, caged, "npm test -- --runInBand 2>&1 | tail -n 50");
+
+void BM_load_policy(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(load_policy(TOOLCAGE_SOURCE_DIR "/profiles/default.json"));
+}
+BENCHMARK(BM_load_policy);
+
+void BM_python_read_only(benchmark::State& state) {
+    const std::string code =
+        "import json, math\nrows = [{'x': i, 'y': math.sqrt(i)} for i in range(100)]\n"
+        "print(json.dumps(rows[:3], indent=2))\nprint(f'{len(rows)} rows')\n";
+    for (auto _ : state) benchmark::DoNotOptimize(hook::check_python_read_only(code));
+}
+BENCHMARK(BM_python_read_only);
+
+void BM_rewrite(benchmark::State& state) {
+    for (auto _ : state)
+        benchmark::DoNotOptimize(hook::cage_rewrite("/usr/local/bin/toolcage", "default", "/home/u/ws",
+                                                    "npm test && echo 'it'\\''s done'"));
+}
+BENCHMARK(BM_rewrite);
+
+void BM_soul_directive(benchmark::State& state) {
+    std::string text = "---\nname: forge\ntoolcage: forge\n---\n" + std::string(4000, 'x');
+    for (auto _ : state) benchmark::DoNotOptimize(hook::soul_directive(text));
+}
+BENCHMARK(BM_soul_directive);
+
+}  // namespace
+
+BENCHMARK_MAIN();

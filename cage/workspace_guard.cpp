@@ -1,0 +1,755 @@
+#include "cage/workspace_guard.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+
+#include "common/error.h"
+#include "common/git_config.h"
+
+namespace toolcage::cage {
+
+namespace {
+
+using Kind = GuardNode::Kind;
+
+// Bounds that keep the snapshot cheap and a hostile tree from exhausting the supervisor.
+constexpr std::size_t kMaxBytes = 16u << 20;  // beyond: files kept by identity only
+constexpr std::size_t kMaxEntries = 100000;
+constexpr int kMaxDepth = 64;
+constexpr int kMaxRemoveDepth = 512;
+constexpr std::size_t kMaxSearchDirs = 4096;
+constexpr int kMaxSearchDepth = 6;
+
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    Fd& operator=(Fd&& o) noexcept {
+        if (this != &o) {
+            if (fd_ >= 0) ::close(fd_);
+            fd_ = std::exchange(o.fd_, -1);
+        }
+        return *this;
+    }
+    int get() const { return fd_; }
+    bool ok() const { return fd_ >= 0; }
+    int release() { return std::exchange(fd_, -1); }
+
+private:
+    int fd_;
+};
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+Kind kind_of(mode_t m) {
+    if (S_ISREG(m)) return Kind::file;
+    if (S_ISDIR(m)) return Kind::dir;
+    if (S_ISLNK(m)) return Kind::symlink;
+    return Kind::other;
+}
+
+std::string kind_name(Kind k) {
+    switch (k) {
+        case Kind::file:
+            return "file";
+        case Kind::dir:
+            return "directory";
+        case Kind::symlink:
+            return "symlink";
+        case Kind::other:
+            return "special file";
+        case Kind::absent:
+            return "nothing";
+    }
+    return "?";
+}
+
+std::string join(const std::string& rel, const std::string& name) {
+    return rel.empty() ? name : rel + "/" + name;
+}
+
+// The entries of a directory fd (an independent open of it, so the fd's offset is untouched),
+// sorted; false with errno set when it cannot be listed.
+bool list_dir(int dfd, std::vector<std::string>& names) {
+    int own = ::openat(dfd, ".", kDirFlags);
+    if (own < 0) return false;
+    DIR* d = ::fdopendir(own);
+    if (!d) {
+        int err = errno;
+        ::close(own);
+        errno = err;
+        return false;
+    }
+    errno = 0;
+    while (dirent* e = ::readdir(d)) {
+        if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+        names.emplace_back(e->d_name);
+    }
+    int err = errno;
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    errno = err;
+    return err == 0;
+}
+
+// Reads at most `limit` bytes; `more` tells whether the file had more. False with errno set.
+bool read_up_to(int fd, std::string& out, std::size_t limit, bool& more) {
+    more = false;
+    char buf[65536];
+    while (true) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        if (n == 0) return true;
+        std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(n), limit - out.size());
+        out.append(buf, take);
+        if (take < static_cast<std::size_t>(n)) {
+            more = true;
+            return true;
+        }
+    }
+}
+
+bool read_link(int dfd, const std::string& name, std::string& out) {
+    std::vector<char> buf(256);
+    while (true) {
+        ssize_t n = ::readlinkat(dfd, name.c_str(), buf.data(), buf.size());
+        if (n < 0) return false;
+        if (static_cast<std::size_t>(n) < buf.size()) {
+            out.assign(buf.data(), static_cast<std::size_t>(n));
+            return true;
+        }
+        if (buf.size() > 65536) {
+            errno = ENAMETOOLONG;
+            return false;
+        }
+        buf.resize(buf.size() * 4);
+    }
+}
+
+bool write_all(int fd, const std::string& s) {
+    std::size_t off = 0;
+    while (off < s.size()) {
+        ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// ---- the snapshot --------------------------------------------------------------------------
+
+struct Taker {
+    const std::string& ws;
+    std::size_t bytes = 0;
+    std::size_t entries = 0;
+
+    [[noreturn]] void fail(const std::string& rel, const std::string& what) const {
+        throw Error("protected path " + ws + "/" + rel + ": " + what +
+                    "; toolcage run cannot check it after the step, so the step does not run");
+    }
+
+    GuardNode take(int dfd, const std::string& name, const std::string& rel, int depth) {
+        GuardNode n;
+        if (++entries > kMaxEntries)
+            fail(rel, "the protected paths hold more than " + std::to_string(kMaxEntries) +
+                          " entries; shrink them or take the directory out of cage.protected_paths");
+        if (::fstatat(dfd, name.c_str(), &n.st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) return n;
+            fail(rel, syscall_error("fstatat(\"" + rel + "\", AT_SYMLINK_NOFOLLOW)", errno));
+        }
+        n.kind = kind_of(n.st.st_mode);
+        switch (n.kind) {
+            case Kind::file: {
+                Fd fd(::openat(dfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+                if (!fd.ok()) {
+                    if (errno == EACCES || errno == EPERM) {
+                        n.readable = false;  // kept by identity: a change is still seen
+                        return n;
+                    }
+                    fail(rel, syscall_error("openat(\"" + rel + "\", O_RDONLY|O_NOFOLLOW)", errno));
+                }
+                if (static_cast<std::size_t>(n.st.st_size) > kMaxBytes - bytes) {
+                    n.readable = false;  // too much to keep: a change is seen, not undone
+                    n.too_large = true;
+                    return n;
+                }
+                bool more = false;
+                if (!read_up_to(fd.get(), n.data, kMaxBytes - bytes, more))
+                    fail(rel, syscall_error("read(\"" + rel + "\")", errno));
+                if (more) fail(rel, "it grew while it was read; run the step again");
+                bytes += n.data.size();
+                break;
+            }
+            case Kind::symlink:
+                if (!read_link(dfd, name, n.data))
+                    fail(rel, syscall_error("readlinkat(\"" + rel + "\")", errno));
+                break;
+            case Kind::dir: {
+                if (depth >= kMaxDepth) fail(rel, "nested more than " + std::to_string(kMaxDepth) + " deep");
+                Fd d(::openat(dfd, name.c_str(), kDirFlags));
+                if (!d.ok()) {
+                    if (errno == EACCES || errno == EPERM) {
+                        n.readable = false;
+                        return n;
+                    }
+                    fail(rel, syscall_error("openat(\"" + rel + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+                }
+                std::vector<std::string> names;
+                if (!list_dir(d.get(), names)) {
+                    if (errno == EACCES || errno == EPERM) {
+                        n.readable = false;
+                        return n;
+                    }
+                    fail(rel, syscall_error("getdents(\"" + rel + "\")", errno));
+                }
+                for (const auto& c : names) n.children.emplace_back(c, take(d.get(), c, join(rel, c), depth + 1));
+                break;
+            }
+            case Kind::other:
+            case Kind::absent:
+                break;
+        }
+        return n;
+    }
+};
+
+// Opens the directory `rel` names below `ws_fd`, one component at a time, never through a
+// symlink. `create`: missing components are made (0755). Returns -1 with errno set.
+int open_beneath(int ws_fd, const std::string& rel, bool create) {
+    Fd cur(::openat(ws_fd, ".", kDirFlags));
+    std::size_t i = 0;
+    while (cur.ok() && i < rel.size()) {
+        std::size_t slash = rel.find('/', i);
+        std::string part = rel.substr(i, slash == std::string::npos ? std::string::npos : slash - i);
+        i = slash == std::string::npos ? rel.size() : slash + 1;
+        int next = ::openat(cur.get(), part.c_str(), kDirFlags);
+        if (next < 0 && errno == ENOENT && create) {
+            if (::mkdirat(cur.get(), part.c_str(), 0755) != 0 && errno != EEXIST) return -1;
+            next = ::openat(cur.get(), part.c_str(), kDirFlags);
+        }
+        if (next < 0) return -1;
+        cur = Fd(next);
+    }
+    return cur.release();
+}
+
+}  // namespace
+
+namespace {
+
+// ---- putting things back ---------------------------------------------------------------------
+
+struct Restorer {
+    std::vector<TamperEvent>& events;
+    bool git_was_absent = false;  // the step made .git itself
+    unsigned serial = 0;
+
+    // A change git never runs, which stays: a .git/config without a key that runs a program or
+    // pulls more config (git init's, a new remote, a branch's upstream), a hook sample, and in a
+    // .git the step made itself, info/ (but attributes, which chooses drivers).
+    bool inert_file(int pfd, const std::string& name, const std::string& rel, const struct stat& st) {
+        if (!S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
+        if (rel.starts_with(".git/hooks/") && rel.ends_with(".sample")) return true;
+        if (git_was_absent && rel.starts_with(".git/info/") && rel != ".git/info/attributes") return true;
+        if (rel != ".git/config" && rel != ".git/config.worktree") return false;
+        Fd fd(::openat(pfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+        if (!fd.ok()) return false;
+        std::string text;
+        bool more = false;
+        if (!read_up_to(fd.get(), text, 1 << 20, more) || more) return false;
+        return gitconfig::first_code_key(text).empty();
+    }
+
+    bool inert_tree(int pfd, const std::string& name, const std::string& rel, int depth) {
+        struct stat st {};
+        if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+        if (!S_ISDIR(st.st_mode)) return inert_file(pfd, name, rel, st);
+        if (depth > 8) return false;
+        Fd d(::openat(pfd, name.c_str(), kDirFlags));
+        std::vector<std::string> names;
+        if (!d.ok() || !list_dir(d.get(), names)) return false;
+        return std::all_of(names.begin(), names.end(),
+                           [&](const std::string& n) { return inert_tree(d.get(), n, join(rel, n), depth + 1); });
+    }
+
+    void event(const std::string& path, const std::string& change, const std::string& action, bool undone) {
+        events.push_back({path, change, action, undone});
+    }
+
+    std::string temp_name() {
+        return ".toolcage-restore-" + std::to_string(::getpid()) + "-" + std::to_string(++serial);
+    }
+
+    // Removes `name` in `pfd` and everything below it, never following a symlink. Returns "" or
+    // the failing call.
+    std::string remove_tree(int pfd, const std::string& name, int depth) {
+        struct stat st {};
+        if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return errno == ENOENT ? "" : syscall_error("fstatat(\"" + name + "\")", errno);
+        if (S_ISDIR(st.st_mode)) {
+            if (depth > kMaxRemoveDepth) return "nested more than " + std::to_string(kMaxRemoveDepth) + " deep";
+            Fd d(::openat(pfd, name.c_str(), kDirFlags));
+            if (!d.ok() && (errno == EACCES || errno == EPERM)) {
+                // A directory the step made unreadable: it is ours to remove (same owner).
+                ::fchmodat(pfd, name.c_str(), 0700, 0);
+                d = Fd(::openat(pfd, name.c_str(), kDirFlags));
+            }
+            if (!d.ok()) return syscall_error("openat(\"" + name + "\", O_DIRECTORY|O_NOFOLLOW)", errno);
+            ::fchmod(d.get(), 0700);
+            std::vector<std::string> names;
+            if (!list_dir(d.get(), names)) return syscall_error("getdents(\"" + name + "\")", errno);
+            for (const auto& c : names) {
+                std::string err = remove_tree(d.get(), c, depth + 1);
+                if (!err.empty()) return err;
+            }
+            if (::unlinkat(pfd, name.c_str(), AT_REMOVEDIR) != 0)
+                return syscall_error("unlinkat(\"" + name + "\", AT_REMOVEDIR)", errno);
+            return "";
+        }
+        if (::unlinkat(pfd, name.c_str(), 0) != 0) return syscall_error("unlinkat(\"" + name + "\")", errno);
+        return "";
+    }
+
+    static void set_owner_and_mode(int fd, const GuardNode& want) {
+        if (::geteuid() == 0) (void)::fchown(fd, want.st.st_uid, want.st.st_gid);
+        ::fchmod(fd, want.st.st_mode & 07777);
+    }
+
+    // Makes `name` in `pfd` what `want` says, replacing whatever is there. Returns "" or why not.
+    std::string put(int pfd, const std::string& name, const GuardNode& want, int depth) {
+        switch (want.kind) {
+            case Kind::file: {
+                // A new file renamed over the name: never written through a symlink or into a
+                // file that is hard-linked elsewhere.
+                std::string tmp = temp_name();
+                Fd fd(::openat(pfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+                if (!fd.ok()) return syscall_error("openat(\"" + tmp + "\", O_CREAT|O_EXCL)", errno);
+                bool ok = write_all(fd.get(), want.data);
+                int err = errno;
+                if (ok) {
+                    set_owner_and_mode(fd.get(), want);
+                    struct timespec times[2] = {want.st.st_atim, want.st.st_mtim};
+                    ::futimens(fd.get(), times);
+                }
+                fd = Fd();
+                if (!ok) {
+                    ::unlinkat(pfd, tmp.c_str(), 0);
+                    return syscall_error("write(\"" + tmp + "\")", err);
+                }
+                struct stat cur {};
+                if (::fstatat(pfd, name.c_str(), &cur, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(cur.st_mode)) {
+                    std::string e = remove_tree(pfd, name, 0);
+                    if (!e.empty()) {
+                        ::unlinkat(pfd, tmp.c_str(), 0);
+                        return e;
+                    }
+                }
+                if (::renameat(pfd, tmp.c_str(), pfd, name.c_str()) != 0) {
+                    err = errno;
+                    ::unlinkat(pfd, tmp.c_str(), 0);
+                    return syscall_error("renameat(\"" + tmp + "\", \"" + name + "\")", err);
+                }
+                return "";
+            }
+            case Kind::symlink: {
+                std::string tmp = temp_name();
+                if (::symlinkat(want.data.c_str(), pfd, tmp.c_str()) != 0)
+                    return syscall_error("symlinkat(\"" + tmp + "\")", errno);
+                if (::geteuid() == 0)
+                    (void)::fchownat(pfd, tmp.c_str(), want.st.st_uid, want.st.st_gid, AT_SYMLINK_NOFOLLOW);
+                struct stat cur {};
+                if (::fstatat(pfd, name.c_str(), &cur, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(cur.st_mode)) {
+                    std::string e = remove_tree(pfd, name, 0);
+                    if (!e.empty()) {
+                        ::unlinkat(pfd, tmp.c_str(), 0);
+                        return e;
+                    }
+                }
+                if (::renameat(pfd, tmp.c_str(), pfd, name.c_str()) != 0) {
+                    int err = errno;
+                    ::unlinkat(pfd, tmp.c_str(), 0);
+                    return syscall_error("renameat(\"" + tmp + "\", \"" + name + "\")", err);
+                }
+                return "";
+            }
+            case Kind::dir: {
+                std::string e = remove_tree(pfd, name, 0);
+                if (!e.empty()) return e;
+                if (::mkdirat(pfd, name.c_str(), 0700) != 0) return syscall_error("mkdirat(\"" + name + "\")", errno);
+                Fd d(::openat(pfd, name.c_str(), kDirFlags));
+                if (!d.ok()) return syscall_error("openat(\"" + name + "\", O_DIRECTORY|O_NOFOLLOW)", errno);
+                for (const auto& [c, node] : want.children) {
+                    if (node.kind == Kind::absent) continue;
+                    std::string ce = put(d.get(), c, node, depth + 1);
+                    if (!ce.empty()) return ce;
+                }
+                set_owner_and_mode(d.get(), want);
+                return "";
+            }
+            case Kind::other:
+                return "a " + kind_name(want.kind) + " cannot be recreated";
+            case Kind::absent:
+                return remove_tree(pfd, name, 0);
+        }
+        return "";
+    }
+
+    bool same_file(int pfd, const std::string& name, const struct stat& cur, const GuardNode& want) {
+        if (cur.st_mode != want.st.st_mode) return false;
+        // Hard-linked since: a name outside the protected paths could write it later.
+        if (cur.st_nlink > 1 && (cur.st_ino != want.st.st_ino || cur.st_nlink != want.st.st_nlink)) return false;
+        if (static_cast<std::size_t>(cur.st_size) != want.data.size()) return false;
+        Fd fd(::openat(pfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+        if (!fd.ok()) return false;
+        std::string now;
+        bool more = false;
+        if (!read_up_to(fd.get(), now, want.data.size() + 1, more)) return false;
+        return !more && now == want.data;
+    }
+
+    // Compares `name` in `pfd` (workspace-relative `rel`) with `want` and puts it back.
+    void reconcile(int pfd, const std::string& name, const std::string& rel, const GuardNode& want, int depth) {
+        struct stat cur {};
+        bool exists = ::fstatat(pfd, name.c_str(), &cur, AT_SYMLINK_NOFOLLOW) == 0;
+        if (!exists && errno != ENOENT) {
+            event(rel, "cannot be examined", "not restored: " + syscall_error("fstatat", errno), false);
+            return;
+        }
+        if (want.kind == Kind::absent) {
+            if (!exists || inert_tree(pfd, name, rel, 0)) return;
+            std::string e = remove_tree(pfd, name, 0);
+            event(rel, "created", e.empty() ? "removed" : "not removed: " + e, e.empty());
+            return;
+        }
+        if (!exists) {
+            std::string e = put(pfd, name, want, depth);
+            event(rel, "removed", e.empty() ? "restored" : "not restored: " + e, e.empty());
+            return;
+        }
+        Kind now = kind_of(cur.st_mode);
+        if (!want.readable) {
+            bool same = now == want.kind && cur.st_dev == want.st.st_dev && cur.st_ino == want.st.st_ino &&
+                        cur.st_mode == want.st.st_mode && cur.st_size == want.st.st_size &&
+                        cur.st_ctim.tv_sec == want.st.st_ctim.tv_sec && cur.st_ctim.tv_nsec == want.st.st_ctim.tv_nsec;
+            if (!same)
+                event(rel, "changed",
+                      want.too_large ? "not restored: the protected paths hold more than toolcage run keeps (16 MiB)"
+                                     : "not restored: toolcage run could not read it before the step",
+                      false);
+            return;
+        }
+        if (now != want.kind) {
+            std::string e = put(pfd, name, want, depth);
+            event(rel, "replaced by a " + kind_name(now), e.empty() ? "restored" : "not restored: " + e, e.empty());
+            return;
+        }
+        switch (now) {
+            case Kind::file:
+                if (!same_file(pfd, name, cur, want) && !inert_file(pfd, name, rel, cur)) {
+                    std::string e = put(pfd, name, want, depth);
+                    event(rel, "changed", e.empty() ? "restored" : "not restored: " + e, e.empty());
+                }
+                return;
+            case Kind::symlink: {
+                std::string target;
+                if (!read_link(pfd, name, target) || target != want.data) {
+                    std::string e = put(pfd, name, want, depth);
+                    event(rel, "changed", e.empty() ? "restored" : "not restored: " + e, e.empty());
+                }
+                return;
+            }
+            case Kind::dir: {
+                Fd d(::openat(pfd, name.c_str(), kDirFlags));
+                if (!d.ok() && (errno == EACCES || errno == EPERM)) {
+                    ::fchmodat(pfd, name.c_str(), (want.st.st_mode & 07777) | 0700, 0);
+                    d = Fd(::openat(pfd, name.c_str(), kDirFlags));
+                }
+                if (!d.ok()) {
+                    event(rel, "cannot be opened", "not restored: " + syscall_error("openat", errno), false);
+                    return;
+                }
+                bool mode_changed = (cur.st_mode & 07777) != (want.st.st_mode & 07777);
+                if ((cur.st_mode & 0700) != 0700) ::fchmod(d.get(), (cur.st_mode & 07777) | 0700);
+                std::vector<std::string> names;
+                if (!list_dir(d.get(), names)) {
+                    event(rel, "cannot be listed", "not restored: " + syscall_error("getdents", errno), false);
+                    return;
+                }
+                for (const auto& n : names) {
+                    bool known = std::any_of(want.children.begin(), want.children.end(),
+                                             [&](const auto& c) { return c.first == n; });
+                    if (known || inert_tree(d.get(), n, join(rel, n), 0)) continue;
+                    std::string e = remove_tree(d.get(), n, 0);
+                    event(join(rel, n), "created", e.empty() ? "removed" : "not removed: " + e, e.empty());
+                }
+                for (const auto& [c, node] : want.children) reconcile(d.get(), c, join(rel, c), node, depth + 1);
+                ::fchmod(d.get(), want.st.st_mode & 07777);
+                if (mode_changed) event(rel, "mode changed", "restored", true);
+                return;
+            }
+            case Kind::other:
+                if (cur.st_mode != want.st.st_mode || cur.st_rdev != want.st.st_rdev)
+                    event(rel, "changed", "not restored: a special file cannot be recreated", false);
+                return;
+            case Kind::absent:
+                return;
+        }
+    }
+
+    // A directory with `want`'s device and inode, in the workspace (its root first, then
+    // breadth first) or in one of `extra`: its parent's fd, its name and where it is.
+    struct Found {
+        Fd parent;
+        std::string name;
+        std::string where;
+    };
+
+    std::optional<Found> find_dir(int root_fd, const std::string& root_name, const struct stat& want) {
+        std::deque<std::pair<std::string, int>> queue{{"", 0}};
+        std::size_t visited = 0;
+        while (!queue.empty() && visited < kMaxSearchDirs) {
+            auto [rel, depth] = queue.front();
+            queue.pop_front();
+            ++visited;
+            Fd d(open_beneath(root_fd, rel, false));
+            if (!d.ok()) continue;
+            std::vector<std::string> names;
+            if (!list_dir(d.get(), names)) continue;
+            for (const auto& n : names) {
+                struct stat st {};
+                if (::fstatat(d.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) continue;
+                if (st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+                    return Found{std::move(d), n, root_name + "/" + join(rel, n)};
+                if (depth + 1 < kMaxSearchDepth) queue.emplace_back(join(rel, n), depth + 1);
+            }
+        }
+        return std::nullopt;
+    }
+};
+
+}  // namespace
+
+std::string TamperEvent::text() const { return path + " " + change + "; " + action; }
+
+WorkspaceGuard::WorkspaceGuard(const std::string& workspace, std::vector<ProtectedPath> paths)
+    : workspace_(workspace), paths_(std::move(paths)) {
+    ws_fd_ = ::open(workspace.c_str(), kDirFlags);
+    if (ws_fd_ < 0)
+        throw Error("workspace " + workspace + ": " +
+                    syscall_error("open(\"" + workspace + "\", O_DIRECTORY|O_NOFOLLOW)", errno) +
+                    "; its protected paths cannot be checked, so the step does not run");
+    try {
+        Taker t{workspace_};
+        // .git: a directory is kept by its identity only (its protected parts are entries of
+        // their own); a .git file (a worktree's or submodule's pointer) or symlink by content.
+        if (::fstatat(ws_fd_, ".git", &git_.st, AT_SYMLINK_NOFOLLOW) == 0) {
+            git_.kind = kind_of(git_.st.st_mode);
+            if (git_.kind != Kind::dir) git_ = t.take(ws_fd_, ".git", ".git", 0);
+        } else if (errno != ENOENT) {
+            t.fail(".git", syscall_error("fstatat(\".git\", AT_SYMLINK_NOFOLLOW)", errno));
+        }
+        for (const auto& p : paths_) {
+            std::size_t slash = p.rel.rfind('/');
+            std::string parent = slash == std::string::npos ? "" : p.rel.substr(0, slash);
+            std::string name = slash == std::string::npos ? p.rel : p.rel.substr(slash + 1);
+            Fd pfd(open_beneath(ws_fd_, parent, false));
+            if (!pfd.ok()) {
+                // No such directory (or a symlink or a file in its place): the path is absent.
+                if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
+                    nodes_.emplace_back();
+                    continue;
+                }
+                t.fail(p.rel, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+            }
+            nodes_.push_back(t.take(pfd.get(), name, p.rel, 0));
+        }
+        bytes_ = t.bytes;
+    } catch (...) {
+        ::close(ws_fd_);
+        ws_fd_ = -1;
+        throw;
+    }
+}
+
+WorkspaceGuard::~WorkspaceGuard() {
+    if (ws_fd_ >= 0) ::close(ws_fd_);
+}
+
+std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>& search_dirs) {
+    std::vector<TamperEvent> events;
+    Restorer r{events, git_.kind == Kind::absent};
+    try {
+        // 1. .git itself: the same directory, or the original moved back over an impostor.
+        if (git_.kind == Kind::dir) {
+            struct stat cur {};
+            bool exists = ::fstatat(ws_fd_, ".git", &cur, AT_SYMLINK_NOFOLLOW) == 0;
+            bool same = exists && S_ISDIR(cur.st_mode) && cur.st_dev == git_.st.st_dev && cur.st_ino == git_.st.st_ino;
+            if (!same) {
+                auto found = r.find_dir(ws_fd_, ".", git_.st);
+                for (std::size_t i = 0; !found && i < search_dirs.size(); ++i) {
+                    Fd extra(::open(search_dirs[i].c_str(), kDirFlags));
+                    if (extra.ok()) found = r.find_dir(extra.get(), search_dirs[i], git_.st);
+                }
+                std::string impostor = exists ? "replaced by another " + kind_name(kind_of(cur.st_mode)) : "";
+                if (found) {
+                    std::string where = found->where.starts_with("./") ? found->where.substr(2) : found->where;
+                    if (exists) {
+                        std::string e = r.remove_tree(ws_fd_, ".git", 0);
+                        r.event(".git", impostor, e.empty() ? "removed the new one" : "new one not removed: " + e, e.empty());
+                    }
+                    if (::renameat(found->parent.get(), found->name.c_str(), ws_fd_, ".git") == 0) {
+                        r.event(".git", "renamed to " + where, "moved back", true);
+                    } else {
+                        r.event(".git", "renamed to " + where,
+                                "not moved back: " + syscall_error("renameat(\"" + where + "\", \".git\")", errno), false);
+                    }
+                } else {
+                    r.event(".git", exists ? impostor : "removed",
+                            "not restored: the original directory is nowhere in the workspace", false);
+                }
+            }
+        } else if (git_.kind != Kind::absent) {
+            r.reconcile(ws_fd_, ".git", ".git", git_, 0);
+        } else {
+            // No .git before the step: a new file or symlink there would point git at any
+            // directory; a new directory is left, its config and hooks go with the entries below.
+            struct stat cur {};
+            if (::fstatat(ws_fd_, ".git", &cur, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(cur.st_mode))
+                r.reconcile(ws_fd_, ".git", ".git", git_, 0);
+        }
+        // 2. Every protected path.
+        for (std::size_t i = 0; i < paths_.size(); ++i) {
+            const auto& p = paths_[i];
+            const GuardNode& want = nodes_[i];
+            std::size_t slash = p.rel.rfind('/');
+            std::string parent = slash == std::string::npos ? "" : p.rel.substr(0, slash);
+            std::string name = slash == std::string::npos ? p.rel : p.rel.substr(slash + 1);
+            Fd pfd(open_beneath(ws_fd_, parent, want.kind != Kind::absent));
+            if (!pfd.ok()) {
+                if (want.kind == Kind::absent && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
+                r.event(p.rel, "cannot be reached",
+                        "not restored: " + syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno),
+                        false);
+                continue;
+            }
+            r.reconcile(pfd.get(), name, p.rel, want, 0);
+        }
+    } catch (const std::exception& e) {
+        r.event(".", "check failed", std::string("not restored: ") + e.what(), false);
+    }
+    return events;
+}
+
+// ---- the report ------------------------------------------------------------------------------
+
+namespace {
+
+std::string now_iso8601() {
+    auto now = std::chrono::system_clock::now();
+    auto secs = std::chrono::system_clock::to_time_t(now);
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    char out[48];
+    std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
+    return out;
+}
+
+// The hook's decision log (hook/adapters/audit_log.cpp names it the same way): one file for
+// every decision and every tamper event.
+std::string log_path() {
+    if (const char* p = std::getenv("TOOLCAGE_LOG"); p && *p) return p;
+    if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x && x[0] == '/')
+        return std::string(x) + "/toolcage/decisions.jsonl";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/state/toolcage/decisions.jsonl";
+    return "";
+}
+
+std::string make_dirs(const std::string& dir) {
+    if (dir.empty()) return "";
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) return "";
+    std::size_t slash = dir.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+        std::string err = make_dirs(dir.substr(0, slash));
+        if (!err.empty()) return err;
+    }
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return syscall_error("mkdir(\"" + dir + "\", 0700)", errno);
+    return "";
+}
+
+std::string append_lines(const std::vector<std::string>& lines) {
+    std::string path = log_path();
+    if (path.empty()) return "no decision log (set TOOLCAGE_LOG or HOME)";
+    std::size_t slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+        std::string err = make_dirs(path.substr(0, slash));
+        if (!err.empty()) return err;
+    }
+    Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+    if (!fd.ok()) return syscall_error("open(\"" + path + "\", O_WRONLY|O_APPEND|O_CREAT)", errno);
+    for (const auto& line : lines) {
+        // One write() per line: concurrent writers never interleave.
+        ssize_t n = ::write(fd.get(), line.data(), line.size());
+        if (n < 0) return syscall_error("write(\"" + path + "\")", errno);
+        if (static_cast<std::size_t>(n) != line.size()) return path + ": short write";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string tamper_line(const TamperEvent& e, const TamperContext& ctx) {
+    std::string command;
+    for (const auto& a : ctx.argv) command += (command.empty() ? "" : " ") + a;
+    if (command.size() > 4096) command.resize(4096);
+    nlohmann::json j = {{"time", now_iso8601()}, {"event", "tamper"},     {"tool", "run"},
+                        {"verdict", "tamper"},   {"rule", "cage.tamper"}, {"reason", e.text()},
+                        {"path", e.path},        {"change", e.change},    {"action", e.action},
+                        {"undone", e.undone},    {"workspace", ctx.workspace}, {"profile", ctx.policy},
+                        {"command", command}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+int report_tamper(const std::vector<TamperEvent>& events, int step_status, const TamperContext& ctx) {
+    if (events.empty()) return step_status;
+    std::vector<std::string> lines;
+    for (const auto& e : events) {
+        std::fprintf(stderr, "toolcage run: tamper: %s\n", e.text().c_str());
+        lines.push_back(tamper_line(e, ctx));
+    }
+    std::fprintf(stderr,
+                 "toolcage run: the step changed files in %s that other programs obey or run "
+                 "(cage.protected_paths); exit status %d (the step's own was %d)\n",
+                 ctx.workspace.c_str(), kTamperExit, step_status);
+    std::string err = append_lines(lines);
+    if (!err.empty()) std::fprintf(stderr, "toolcage run: warning: tamper events not logged: %s\n", err.c_str());
+    return kTamperExit;
+}
+
+}  // namespace toolcage::cage

@@ -1,0 +1,234 @@
+#include "common/git_config.h"
+
+#include <cctype>
+
+namespace toolcage::gitconfig {
+
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+}  // namespace
+
+bool parse(std::string_view s, const std::function<void(const Entry&)>& each) {
+    std::size_t i = 0;
+    std::string section, sub;
+    bool has_sub = false;
+    auto at = [&](std::size_t k) { return k < s.size() ? s[k] : '\0'; };
+    auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; };
+    if (s.starts_with("\xEF\xBB\xBF")) i = 3;  // git skips a UTF-8 byte order mark
+    while (i < s.size()) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            ++i;
+            continue;
+        }
+        if (c == '#' || c == ';') {
+            while (i < s.size() && s[i] != '\n') ++i;
+            continue;
+        }
+        if (c == '[') {
+            ++i;
+            std::string name;
+            while (is_name(at(i)) || at(i) == '.') name += s[i++];
+            has_sub = false;
+            sub.clear();
+            if (at(i) == ']') {
+                ++i;
+                std::size_t dot = name.find('.');
+                if (dot != std::string::npos) {  // [section.sub]: the old form, case-folded
+                    has_sub = true;
+                    sub = lower(name.substr(dot + 1));
+                    name.resize(dot);
+                }
+            } else if (at(i) == ' ' || at(i) == '\t') {
+                while (at(i) == ' ' || at(i) == '\t') ++i;
+                if (at(i) != '"' || name.find('.') != std::string::npos) return false;
+                ++i;
+                has_sub = true;
+                while (i < s.size() && s[i] != '"') {
+                    if (s[i] == '\n' || s[i] == '\0') return false;
+                    if (s[i] == '\\') ++i;
+                    if (i >= s.size()) return false;
+                    sub += s[i++];
+                }
+                if (at(i) != '"' || at(i + 1) != ']') return false;
+                i += 2;
+            } else {
+                return false;
+            }
+            if (name.empty()) return false;
+            section = lower(name);
+            continue;
+        }
+        if (!std::isalpha(static_cast<unsigned char>(c)) || section.empty()) return false;
+        Entry e{section, has_sub, sub, "", "", false};
+        while (is_name(at(i))) e.name += s[i++];
+        e.name = lower(e.name);
+        while (at(i) == ' ' || at(i) == '\t') ++i;
+        char n = at(i);
+        if (n == '\0' || n == '\n' || n == '\r' || n == '#' || n == ';') {
+            each(e);
+            continue;
+        }
+        if (n != '=') return false;
+        ++i;
+        e.has_value = true;
+        bool quoted = false;
+        std::size_t keep = 0;  // length without the trailing unquoted blanks
+        while (i < s.size()) {
+            char v = s[i];
+            if (v == '\n') {
+                if (quoted) return false;
+                break;
+            }
+            if (!quoted && (v == '#' || v == ';')) {
+                while (i < s.size() && s[i] != '\n') ++i;
+                break;
+            }
+            ++i;
+            if (v == '"') {
+                quoted = !quoted;
+                keep = e.value.size();
+                continue;
+            }
+            if (v == '\\') {
+                char x = at(i++);
+                if (x == '\n') continue;
+                if (x == '\r' && at(i) == '\n') {
+                    ++i;
+                    continue;
+                }
+                if (x == 'n') x = '\n';
+                else if (x == 't') x = '\t';
+                else if (x == 'b') x = '\b';
+                else if (x != '\\' && x != '"') return false;
+                e.value += x;
+                keep = e.value.size();
+                continue;
+            }
+            if (!quoted && (v == ' ' || v == '\t' || v == '\r')) {
+                if (!e.value.empty()) e.value += v;  // leading blanks are dropped
+                continue;
+            }
+            e.value += v;
+            keep = e.value.size();
+        }
+        if (quoted) return false;
+        e.value.resize(keep);
+        each(e);
+    }
+    return true;
+}
+
+namespace {
+
+bool is_boolean(const Entry& e) {
+    if (!e.has_value) return true;
+    std::string v = lower(e.value);
+    return v.empty() || v == "true" || v == "false" || v == "yes" || v == "no" || v == "on" ||
+           v == "off" || v == "1" || v == "0";
+}
+
+enum class Sub { none, any, either };
+
+// Keys whose value is a program git runs (or config it reads). `boolean_ok`: a boolean value
+// is a switch, not a program (core.fsmonitor=true is git's own daemon; pager.log=false).
+struct KeyRule {
+    std::string_view section;
+    std::string_view name;  // "*": any name
+    Sub sub;
+    bool boolean_ok = false;
+    std::string_view why;
+};
+
+const KeyRule kKeyRules[] = {
+    {"core", "fsmonitor", Sub::none, true, "runs on every git status"},
+    {"core", "pager", Sub::none, false, "pages git's output"},
+    {"core", "editor", Sub::none, false, "edits messages"},
+    {"core", "sshcommand", Sub::none, false, "runs for ssh remotes"},
+    {"core", "askpass", Sub::none, false, "asks for passwords"},
+    {"core", "gitproxy", Sub::either, false, "connects git:// remotes"},
+    {"core", "hookspath", Sub::none, false, "chooses where hooks run from"},
+    {"core", "alternaterefscommand", Sub::none, false, "lists alternate refs"},
+    {"sequence", "editor", Sub::none, false, "edits rebase todo lists"},
+    {"diff", "external", Sub::none, false, "produces every diff"},
+    {"diff", "command", Sub::any, false, "produces diffs for an attribute"},
+    {"diff", "textconv", Sub::any, false, "converts files before diffing"},
+    {"merge", "driver", Sub::any, false, "merges files"},
+    {"filter", "clean", Sub::any, false, "filters files git reads"},
+    {"filter", "smudge", Sub::any, false, "filters files git writes"},
+    {"filter", "process", Sub::any, false, "filters files"},
+    {"pager", "*", Sub::none, true, "pages a command's output"},
+    {"gpg", "program", Sub::either, false, "verifies signatures"},
+    {"credential", "helper", Sub::either, false, "supplies credentials"},
+    {"include", "path", Sub::none, false, "pulls config from another file"},
+    {"includeif", "path", Sub::any, false, "pulls config from another file"},
+    {"interactive", "difffilter", Sub::none, false, "filters interactive diffs"},
+    {"uploadpack", "packobjectshook", Sub::none, false, "runs on fetches"},
+    {"remote", "uploadpack", Sub::any, false, "runs for fetches"},
+    {"remote", "receivepack", Sub::any, false, "runs for pushes"},
+    {"remote", "vcs", Sub::any, false, "chooses a remote helper"},
+    {"mergetool", "cmd", Sub::any, false, "resolves merges"},
+    {"mergetool", "path", Sub::any, false, "resolves merges"},
+    {"difftool", "cmd", Sub::any, false, "shows diffs"},
+    {"difftool", "path", Sub::any, false, "shows diffs"},
+    {"man", "cmd", Sub::any, false, "shows help"},
+    {"man", "path", Sub::any, false, "shows help"},
+    {"browser", "cmd", Sub::any, false, "opens pages"},
+    {"browser", "path", Sub::any, false, "opens pages"},
+    {"web", "browser", Sub::none, false, "opens pages"},
+    {"tar", "command", Sub::any, false, "compresses archives"},
+    {"trailer", "command", Sub::any, false, "computes trailers"},
+    {"trailer", "cmd", Sub::any, false, "computes trailers"},
+    {"sendemail", "smtpserver", Sub::either, false, "sends mail"},
+};
+
+// Names that mean "a program" in any section, for keys this table does not know yet.
+const std::string_view kProgramSuffixes[] = {"command", "cmd", "program", "helper", "editor", "hook"};
+
+}  // namespace
+
+std::string key_text(const Entry& e) {
+    return e.section + (e.has_sub ? "." + e.sub : "") + "." + e.name;
+}
+
+bool runs_code(const Entry& e) {
+    if (e.section == "alias") {
+        // A `!` alias runs the shell; an alias may also carry options that set config.
+        std::string v = e.value;
+        v.erase(0, v.find_first_not_of(" \t"));
+        return v.starts_with("!") || v.find("-c") != std::string::npos ||
+               v.find("--config-env") != std::string::npos || v.find("--exec-path") != std::string::npos;
+    }
+    if (e.section == "submodule" && e.name == "update") {
+        std::string v = e.value;
+        v.erase(0, v.find_first_not_of(" \t"));
+        return v.starts_with("!");
+    }
+    for (const auto& r : kKeyRules) {
+        if (r.section != e.section) continue;
+        if (r.name != "*" && r.name != e.name) continue;
+        if (r.sub == Sub::none && e.has_sub) continue;
+        if (r.sub == Sub::any && !e.has_sub) continue;
+        return !(r.boolean_ok && is_boolean(e));
+    }
+    for (auto s : kProgramSuffixes)
+        if (e.name.size() >= s.size() && e.name.compare(e.name.size() - s.size(), s.size(), s) == 0)
+            return true;
+    return false;
+}
+
+std::string first_code_key(std::string_view text) {
+    std::string found;
+    bool ok = parse(text, [&](const Entry& e) {
+        if (found.empty() && runs_code(e)) found = key_text(e);
+    });
+    return ok ? found : "(unreadable config)";
+}
+
+}  // namespace toolcage::gitconfig

@@ -1,0 +1,38 @@
+// Git's config file syntax, read the way git reads it, and which keys make git run a program
+// (or read more config). Shared by the hook (is this read-only git call safe outside the cage?)
+// and the cage's after-step check (may this new .git/config stay?).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace toolcage::gitconfig {
+
+struct Entry {
+    std::string section;     // lower case
+    bool has_sub = false;
+    std::string sub;         // as written (case matters)
+    std::string name;        // lower case
+    std::string value;
+    bool has_value = false;  // "name" alone is a boolean true
+};
+
+// [section], [section "sub"], legacy [section.sub], name = value with quotes, escapes, comments
+// and backslash-newline continuations, a variable on its header's line. Calls `each` per entry;
+// false when the text is not config this reader follows.
+bool parse(std::string_view text, const std::function<void(const Entry&)>& each);
+
+// The key git would run a program for: core.fsmonitor (unless a boolean), core.pager,
+// diff.<x>.textconv, filter.<x>.*, `!` aliases, include.path, ... (a table, and names ending in
+// command, cmd, program, helper, editor or hook for keys it does not know).
+bool runs_code(const Entry& e);
+
+// "section.name" or "section.<sub>.name".
+std::string key_text(const Entry& e);
+
+// The first key in `text` that runs code; empty when none; "(unreadable config)" when `text`
+// cannot be read as git config (which counts as running code: fail closed).
+std::string first_code_key(std::string_view text);
+
+}  // namespace toolcage::gitconfig

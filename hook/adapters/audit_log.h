@@ -1,0 +1,26 @@
+// The decision log: one JSON line per decision, appended with one write() so that concurrent
+// hooks never interleave. A log that cannot be written warns; it never changes a verdict.
+#pragma once
+
+#include <string>
+
+namespace toolcage::hook {
+
+struct AuditRecord {
+    std::string agent, profile, session, tool;
+    std::string verdict, rule, reason;
+    std::string command;  // cut to 4 KiB
+    long long micros = 0;
+};
+
+// $TOOLCAGE_LOG, else $XDG_STATE_HOME/toolcage/decisions.jsonl, else
+// ~/.local/state/toolcage/decisions.jsonl. Empty when none can be named.
+std::string audit_log_path();
+
+// The line written for `r` (with its newline), for the tests.
+std::string audit_line(const AuditRecord& r);
+
+// Appends the line; returns an empty string, or the warning to print.
+std::string append_audit(const AuditRecord& r);
+
+}  // namespace toolcage::hook

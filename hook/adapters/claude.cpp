@@ -1,0 +1,85 @@
+// Claude Code's PreToolUse command hooks. Claude Code pipes {session_id, transcript_path, cwd,
+// permission_mode, hook_event_name, tool_name, tool_input, tool_use_id} and, on exit 0, reads
+// {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
+// "permissionDecisionReason":…,"updatedInput":{…}}}. updatedInput replaces the whole input, so
+// a cage rewrite sends every original field back with only the command changed.
+// On exit 2 Claude Code blocks the call and shows stderr to the model.
+#include <nlohmann/json.hpp>
+
+#include "hook/adapters/adapters.h"
+#include "hook/adapters/paths.h"
+
+namespace toolcage::hook {
+
+using nlohmann::json;
+
+ToolCall parse_claude(const json& payload, const HookEnv& env) {
+    std::string event = require_string(payload, "", "hook_event_name");
+    if (event != "PreToolUse")
+        throw PayloadError("payload /hook_event_name: \"" + event +
+                           "\": toolcage hook answers PreToolUse only; register it under "
+                           "hooks.PreToolUse in .claude/settings.json");
+    ToolCall c;
+    c.agent = Agent::claude;
+    c.tool = require_string(payload, "", "tool_name");
+    const json& input = require_field(payload, "", "tool_input");
+    if (!input.is_object())
+        throw PayloadError(std::string("payload /tool_input: expected an object, got ") +
+                           input.type_name());
+    c.input = input;
+    c.session = optional_string(payload, "", "session_id");
+    c.cwd = absolute_path(require_string(payload, "", "cwd"), env.process_cwd, env.home);
+    // The settings that install this hook: an agent that rewrote them would be unhooked.
+    std::string project = env.claude_project_dir.empty() ? c.cwd : env.claude_project_dir;
+    for (const char* f : {"/.claude/settings.json", "/.claude/settings.local.json"})
+        c.protected_extra.push_back(absolute_path(project + f, "/", env.home));
+    if (!env.home.empty()) {
+        c.protected_extra.push_back(env.home + "/.claude/settings.json");
+        c.protected_extra.push_back(env.home + "/.claude/settings.local.json");
+    }
+    const std::string where = "/tool_input";
+    if (c.tool == "Bash") {
+        c.kind = ToolKind::shell;
+        c.command = require_string(input, where, "command");
+    } else if (c.tool == "Write" || c.tool == "Edit" || c.tool == "MultiEdit") {
+        c.kind = ToolKind::write_file;
+        c.paths.push_back(require_string(input, where, "file_path"));
+    } else if (c.tool == "NotebookEdit") {
+        c.kind = ToolKind::write_file;
+        c.paths.push_back(require_string(input, where, "notebook_path"));
+    }
+    return c;
+}
+
+Answer answer_claude(const ToolCall& call, const Outcome& o) {
+    // A file write toolcage finds harmless is left to Claude Code's own permission mode: the
+    // hook has no reason to skip the user's review of an edit.
+    if (call.kind == ToolKind::other ||
+        (call.kind == ToolKind::write_file && o.verdict.decision == Decision::allow))
+        return {"{}\n", 0};
+    json out = {{"hookEventName", "PreToolUse"}};
+    std::string reason = verdict_message(o.verdict);
+    switch (o.verdict.decision) {
+        case Decision::allow:
+            out["permissionDecision"] = "allow";
+            break;
+        case Decision::cage: {
+            out["permissionDecision"] = "allow";
+            json updated = call.input;
+            updated["command"] = o.rewrite;
+            out["updatedInput"] = std::move(updated);
+            reason += " (runs inside toolcage's cage)";
+            break;
+        }
+        case Decision::ask:
+            out["permissionDecision"] = "ask";
+            break;
+        case Decision::deny:
+            out["permissionDecision"] = "deny";
+            break;
+    }
+    out["permissionDecisionReason"] = reason;
+    return {dump_line({{"hookSpecificOutput", out}}), 0};
+}
+
+}  // namespace toolcage::hook

@@ -1,0 +1,118 @@
+#include "hook/adapters/decide.h"
+
+#include "hook/adapters/git_guard.h"
+#include "hook/adapters/paths.h"
+#include "hook/adapters/python_readonly.h"
+#include "hook/adapters/rewrite.h"
+#include "hook/classify/classifier.h"
+
+namespace toolcage::hook {
+
+namespace {
+
+Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
+    const std::string& cmd = call.command;
+    if (cmd.find('\0') != std::string::npos)
+        return {Decision::deny, "hook.nul-byte", "the command holds a NUL byte, which bash cannot run as written"};
+    classify::Context ctx = classify::make_context(call.cwd);
+    Verdict v = classify::classify_command(cmd, ctx, dc.policy);
+    // An agent calling toolcage itself (toolcage run --policy weak, toolcage-relay) never runs
+    // outside the cage: the cage it gets is the one this hook chose.
+    if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos)
+        v = {Decision::cage, "hook.toolcage-call",
+             "calls toolcage itself; it runs inside the cage, with the policy this hook chose"};
+    // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, ...).
+    if (v.decision == Decision::allow)
+        if (auto g = check_git_config(cmd, call.cwd, ctx.home)) v = *g;
+    if (v.decision != Decision::deny)
+        if (auto p = check_command(cmd, call.cwd, dc.protect, v.decision == Decision::allow)) v = *p;
+    return v;
+}
+
+bool acceptable_place(PathClass c) { return c == PathClass::workspace || c == PathClass::temp; }
+
+Verdict place_verdict(PathClass c, const std::string& path) {
+    switch (c) {
+        case PathClass::workspace_root:
+            return {Decision::deny, "file.workspace-root", "writes " + path + ", the workspace directory itself"};
+        case PathClass::git_dir:
+            return {Decision::deny, "file.git-dir",
+                    "writes " + path + " inside .git, where hooks and config run code later"};
+        default:
+            return {Decision::deny, "file.outside-workspace",
+                    "writes " + path + ", outside the workspace and the temp directory (" +
+                        std::string(to_string(c)) + ")"};
+    }
+}
+
+// The built-in and the policy's protected_paths are workspace-relative; "x/" protects a
+// directory. Other programs obey these files (editors, direnv, the agent itself): a person decides.
+std::optional<Verdict> policy_protected(const std::string& abs, const classify::Context& ctx,
+                                        const Policy& policy) {
+    for (const auto& pp : protected_workspace_entries(policy)) {
+        if (pp.empty()) continue;
+        std::string target = absolute_path(pp, ctx.workspace, "");
+        bool hit = pp.back() == '/' ? path_within(abs, target) : abs == target;
+        if (hit)
+            return Verdict{Decision::ask, "file.protected-path",
+                           "writes " + abs + ", which the policy protects (cage.protected_paths: " + pp + ")"};
+    }
+    return std::nullopt;
+}
+
+Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
+    if (call.paths.empty())
+        return {Decision::deny, "file.unknown-target", "the call names no file to write"};
+    classify::Context ctx = classify::make_context(call.cwd);
+    classify::Context real_ctx = classify::make_context(real_location(call.cwd));
+    for (const auto& p : call.paths) {
+        if (p.empty() || p.find('\0') != std::string::npos)
+            return {Decision::deny, "file.unknown-target", "a file to write has an empty or invalid name"};
+        std::string abs = absolute_path(p, call.cwd, dc.home);
+        if (auto v = check_write(abs, dc.protect)) return *v;
+        std::string real = real_location(abs);
+        PathClass lexical = classify::classify_path(abs, ctx);
+        if (!acceptable_place(lexical)) return place_verdict(lexical, abs);
+        PathClass resolved = classify::classify_path(real, real_ctx);
+        if (!acceptable_place(resolved)) return place_verdict(resolved, real + " (through " + abs + ")");
+        if (auto v = policy_protected(abs, ctx, dc.policy)) return *v;
+        if (auto v = policy_protected(real, real_ctx, dc.policy)) return *v;
+    }
+    return {Decision::allow, "file.workspace", "writes inside the workspace or the temp directory"};
+}
+
+Verdict decide_code(const ToolCall& call) {
+    PythonCheck r = check_python_read_only(call.code);
+    if (r.read_only)
+        return {Decision::allow, "python.read-only", "the code only computes and prints"};
+    return {Decision::deny, "python.not-read-only",
+            "execute_code runs outside the cage and this code is not provably read-only (" + r.why +
+                "); run it with the terminal tool instead (for example python3 - <<'EOF' ... EOF), "
+                "where it runs inside toolcage's cage"};
+}
+
+}  // namespace
+
+Outcome decide(const ToolCall& call, const DecideContext& dc) {
+    Outcome o;
+    o.hermes_approve = dc.policy.hermes_approve;
+    switch (call.kind) {
+        case ToolKind::shell:
+            o.verdict = decide_shell(call, dc);
+            break;
+        case ToolKind::write_file:
+            o.verdict = decide_write(call, dc);
+            break;
+        case ToolKind::execute_code:
+            o.verdict = decide_code(call);
+            break;
+        case ToolKind::other:
+            o.verdict = {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
+            break;
+    }
+    if (o.verdict.decision == Decision::cage)
+        o.rewrite = cage_rewrite(dc.toolcage_bin, dc.policy_arg, call.cwd, call.command);
+    return o;
+}
+
+}  // namespace toolcage::hook

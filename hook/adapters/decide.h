@@ -1,0 +1,25 @@
+// The one decision for one tool call: the classifier for shell commands, where a file lands for
+// file writes, a read-only check for Python, and the self-protection no policy can turn off.
+#pragma once
+
+#include <string>
+
+#include "common/policy.h"
+#include "hook/adapters/adapters.h"
+#include "hook/adapters/self_protect.h"
+#include "hook/adapters/tool_call.h"
+
+namespace toolcage::hook {
+
+struct DecideContext {
+    const Policy& policy;
+    std::string policy_arg;    // what the cage rewrite passes to `toolcage run --policy`
+    std::string toolcage_bin;  // absolute path of the toolcage binary, for the rewrite
+    ProtectedSet protect;
+    std::string home;
+};
+
+// Never throws for anything an agent can send; an ask never turns into an allow.
+Outcome decide(const ToolCall& call, const DecideContext& dc);
+
+}  // namespace toolcage::hook

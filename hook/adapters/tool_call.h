@@ -1,0 +1,65 @@
+// One tool call as toolcage sees it, whatever agent sent it. Each adapter turns its agent's
+// JSON into a ToolCall; the decision reads only this; the adapter writes the answer from it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+
+namespace toolcage::hook {
+
+enum class Agent { hermes, claude, openclaw };
+
+std::string_view to_string(Agent a);
+std::optional<Agent> agent_from_string(std::string_view s);
+
+// What the tool does, as far as toolcage cares.
+enum class ToolKind {
+    shell,         // runs `command` with bash in `cwd`
+    write_file,    // writes every file in `paths`
+    execute_code,  // runs the Python in `code`
+    other,         // anything else: toolcage has no say
+};
+
+struct ToolCall {
+    Agent agent = Agent::hermes;
+    std::string tool;          // the tool's name as the agent wrote it ("terminal", "Bash", "exec")
+    ToolKind kind = ToolKind::other;
+    std::string command;       // shell: the command string, exactly as sent
+    std::string cwd;           // absolute: where the command runs and relative paths resolve
+    std::vector<std::string> paths;  // write_file: every target, as sent (maybe relative or ~)
+    std::string code;          // execute_code: the program
+    std::string session;       // the agent's session id, for the audit log
+    std::string profile;       // Hermes profile name, OpenClaw agent id; empty for Claude Code
+    std::string profile_dir;   // where the profile's SOUL.md lives (HERMES_HOME, OpenClaw
+                               // workspace); empty when the agent has none
+    std::vector<std::string> protected_extra;  // the agent's own files no call may write
+                                               // (settings, plugin), absolute
+    nlohmann::json input;      // the tool's input object as received (for rewriting it)
+};
+
+// A payload that is not what the agent sends: missing field, wrong type. Fails closed.
+class PayloadError : public Error {
+public:
+    using Error::Error;
+};
+
+// Field access that names the field in its error. `where` is the JSON pointer of `obj`.
+const nlohmann::json& require_field(const nlohmann::json& obj, const std::string& where,
+                                    const char* key);
+std::string require_string(const nlohmann::json& obj, const std::string& where, const char* key);
+// Empty when absent or null; throws when present with another type.
+std::string optional_string(const nlohmann::json& obj, const std::string& where, const char* key);
+
+// The files a V4A patch ("*** Begin Patch" ... "*** Add File: x", "*** Update File: x",
+// "*** Delete File: x", "*** Move to: x") touches, in order, as written.
+std::vector<std::string> patch_targets(std::string_view patch);
+
+// One JSON document and a newline; bytes that are not UTF-8 are replaced, never thrown on.
+std::string dump_line(const nlohmann::json& doc);
+
+}  // namespace toolcage::hook

@@ -1,0 +1,181 @@
+// toolcage for OpenClaw: a before_tool_call handler that hands every exec and file write to
+// `toolcage hook --agent openclaw` and turns its answer into OpenClaw's: deny blocks, cage
+// rewrites the command, ask requires a person's approval. Anything that goes wrong on the way
+// (no binary, a timeout, an answer that is not what toolcage writes) blocks the call.
+import { spawn } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const SHELL_TOOLS = new Set(["exec", "bash"]);
+export const FILE_TOOLS = new Set(["write", "edit", "multi_edit", "apply_patch"]);
+export const DEFAULT_TIMEOUT_MS = 15000;
+const MAX_ANSWER_BYTES = 1 << 20;
+const PLUGIN_DIR = path.dirname(fileURLToPath(import.meta.url));
+
+// toolcage as installed: $TOOLCAGE_BIN, else `toolcage` on the PATH.
+export function toolcageBinary(env = process.env) {
+  return env.TOOLCAGE_BIN && env.TOOLCAGE_BIN.length > 0 ? env.TOOLCAGE_BIN : "toolcage";
+}
+
+function expandHome(p) {
+  if (p === "~") return os.homedir();
+  if (p.startsWith("~/")) return path.join(os.homedir(), p.slice(2));
+  return p;
+}
+
+// The agent's workspace, where its SOUL.md lives: OpenClaw's own resolver when the runtime
+// offers it, else the agent's entry in the config, else the defaults OpenClaw documents.
+export function workspaceFor(api, agentId) {
+  try {
+    const resolve = api?.runtime?.agent?.resolveAgentWorkspaceDir;
+    if (typeof resolve === "function") {
+      const dir = resolve(api.config, agentId);
+      if (typeof dir === "string" && dir.length > 0) return path.resolve(expandHome(dir));
+    }
+  } catch {
+    // fall through to the config
+  }
+  const agents = api?.config?.agents ?? {};
+  const list = Array.isArray(agents.list) ? agents.list : [];
+  const entry = list.find((a) => a && a.id === agentId) ?? agents.entries?.[agentId];
+  let dir = entry?.workspace ?? agents.defaults?.workspace;
+  if (typeof dir !== "string" || dir.length === 0) {
+    dir = !agentId || agentId === "main" ? "~/.openclaw/workspace" : `~/.openclaw/workspace-${agentId}`;
+  }
+  return path.resolve(expandHome(dir));
+}
+
+// Runs the hook once: { code, stdout, stderr } or { error }.
+export function runHook(bin, payload, timeoutMs) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      // Its own process group, so that a timeout kills whatever it started too.
+      child = spawn(bin, ["hook", "--agent", "openclaw"], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    } catch (e) {
+      resolve({ error: `cannot start ${bin}: ${e.message}` });
+      return;
+    }
+    let stdout = "";
+    let stderr = "";
+    let settled = false;
+    const kill = () => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
+    const finish = (r) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const timer = setTimeout(() => {
+      kill();
+      finish({ error: `${bin} hook did not answer within ${timeoutMs} ms` });
+    }, timeoutMs);
+    child.on("error", (e) => finish({ error: `cannot run ${bin}: ${e.message}` }));
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      if (stdout.length > MAX_ANSWER_BYTES) {
+        kill();
+        finish({ error: "the answer is larger than 1 MiB" });
+      }
+    });
+    child.stderr.on("data", (d) => {
+      if (stderr.length < 4096) stderr += d;
+    });
+    child.on("close", (code, signal) =>
+      finish(code === null ? { error: `${bin} hook was killed by ${signal}` } : { code, stdout, stderr }),
+    );
+    child.stdin.on("error", () => {}); // a hook that refuses early closes its stdin
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+function block(reason) {
+  return { block: true, blockReason: reason };
+}
+
+// toolcage's answer as OpenClaw's before_tool_call result. Only exactly what toolcage writes
+// lets a call through; everything else blocks.
+export function mapAnswer(toolName, params, result) {
+  if (result.error) return block(`toolcage: the hook could not decide, so the call is refused: ${result.error}`);
+  let answer;
+  try {
+    answer = JSON.parse(result.stdout);
+  } catch {
+    const why = result.stderr.trim().split("\n")[0] || `exit code ${result.code}`;
+    return block(`toolcage: no readable answer from the hook, so the call is refused (${why})`);
+  }
+  if (!answer || typeof answer !== "object" || typeof answer.decision !== "string") {
+    return block("toolcage: the hook's answer has no decision, so the call is refused");
+  }
+  const reason = typeof answer.reason === "string" ? answer.reason : `toolcage: ${answer.decision}`;
+  if (answer.decision === "deny") return block(reason);
+  if (result.code !== 0) return block(`${reason} (the hook exited with ${result.code})`);
+  switch (answer.decision) {
+    case "allow":
+      return undefined;
+    case "cage":
+      if (!SHELL_TOOLS.has(toolName) || typeof answer.command !== "string" || answer.command.length === 0) {
+        return block("toolcage: a cage answer without a command to run, so the call is refused");
+      }
+      return { params: { ...params, command: answer.command } };
+    case "ask": {
+      const what = SHELL_TOOLS.has(toolName) ? `\n\n${String(params.command ?? "")}` : "";
+      return {
+        requireApproval: {
+          title: `toolcage: approve this ${toolName} call?`,
+          description: `${reason}${what}`,
+          severity: "critical",
+          timeoutBehavior: "deny",
+        },
+      };
+    }
+    default:
+      return block(`toolcage: unknown decision "${answer.decision}", so the call is refused`);
+  }
+}
+
+// The before_tool_call handler; `options` lets tests choose the binary and the workspace.
+export function createHandler({ bin, timeoutMs = DEFAULT_TIMEOUT_MS, workspace }) {
+  return async (event, ctx) => {
+    const toolName = event?.toolName ?? ctx?.toolName;
+    if (!SHELL_TOOLS.has(toolName) && !FILE_TOOLS.has(toolName)) return undefined;
+    try {
+      const params = event?.params && typeof event.params === "object" ? event.params : {};
+      const agentId = typeof ctx?.agentId === "string" && ctx.agentId.length > 0 ? ctx.agentId : "main";
+      const payload = {
+        toolName,
+        params,
+        agentId,
+        sessionId: String(ctx?.sessionId ?? ctx?.sessionKey ?? ""),
+        workspaceDir: workspace(agentId),
+        pluginDir: PLUGIN_DIR,
+      };
+      return mapAnswer(toolName, params, await runHook(bin, payload, timeoutMs));
+    } catch (e) {
+      return block(`toolcage: the plugin failed, so the call is refused: ${e?.message ?? e}`);
+    }
+  };
+}
+
+export default {
+  id: "toolcage",
+  name: "toolcage",
+  description: "Decides every exec and file write with `toolcage hook`.",
+  register(api) {
+    const handler = createHandler({
+      bin: toolcageBinary(),
+      workspace: (agentId) => workspaceFor(api, agentId),
+    });
+    // Runs before other plugins' hooks: a block is final, a rewrite is what they see.
+    api.on("before_tool_call", handler, { priority: 1000 });
+  },
+};

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# A real Claude Code, installed with npm, in -p mode against a loopback mock of the Messages
+# API, with `toolcage hook` installed as its PreToolUse hook in the project's settings:
+#  - a destructive Bash command is blocked and its target survives;
+#  - a risky one runs through the cage rewrite (once `toolcage run` exists it really runs
+#    caged, seen from inside: Seccomp 2 and NoNewPrivs 1; before that, the rewrite's own
+#    `toolcage run` is what Claude Code executed, seen in the tool result).
+# Exit 77 (skip) only when npm is absent. Needs TOOLCAGE_BIN and TOOLCAGE_SOURCE_DIR.
+set -euo pipefail
+
+if ! command -v npm >/dev/null 2>&1; then
+    echo "SKIP: npm is not installed"
+    exit 77
+fi
+: "${TOOLCAGE_BIN:?set TOOLCAGE_BIN to the built toolcage}"
+: "${TOOLCAGE_SOURCE_DIR:?set TOOLCAGE_SOURCE_DIR to the source tree}"
+HERE="$TOOLCAGE_SOURCE_DIR/tests/hook"
+
+# Not under /tmp: a home or project there would be "temp" to the classifier.
+mkdir -p "${TOOLCAGE_TEST_DIR:-/tmp}"
+WORK=$(mktemp -d "${TOOLCAGE_TEST_DIR:-/tmp}/toolcage-claude-real-XXXXXX")
+MOCK_PID=""
+cleanup() {
+    if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; fi
+    if [ "${KEEP_WORK:-0}" != 1 ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# Claude Code, installed once per build tree.
+CACHE="${TOOLCAGE_NPM_CACHE_DIR:-$WORK/npm}"
+CLAUDE="$CACHE/node_modules/.bin/claude"
+if [ ! -x "$CLAUDE" ]; then
+    mkdir -p "$CACHE"
+    npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code >&2 \
+        || fail "npm install @anthropic-ai/claude-code failed"
+fi
+echo "claude: $("$CLAUDE" --version 2>/dev/null || echo unknown)"
+
+HOME_DIR="$WORK/home"
+PROJECT="$WORK/project"
+mkdir -p "$HOME_DIR/precious" "$PROJECT/.claude"
+echo "keep me" > "$HOME_DIR/precious/keep.txt"
+git init -q "$PROJECT" 2>/dev/null || mkdir -p "$PROJECT/.git"
+DECISIONS="$WORK/decisions.jsonl"
+
+node -e '
+const [bin, file] = process.argv.slice(1);
+const quoted = "\x27" + bin.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
+require("fs").writeFileSync(file, JSON.stringify({
+  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit",
+                          hooks: [{ type: "command", command: quoted + " hook --agent claude", timeout: 30 }] }] }
+}, null, 2));
+' "$TOOLCAGE_BIN" "$PROJECT/.claude/settings.json"
+
+# run_claude NAME COMMAND: one -p session whose model asks for Bash(COMMAND) once.
+run_claude() {
+    local name="$1" command="$2"
+    local log="$WORK/$name.requests.jsonl" portfile="$WORK/$name.port"
+    MOCK_COMMAND="$command" node "$HERE/mock_anthropic.mjs" "$portfile" "$log" &
+    MOCK_PID=$!
+    for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
+    [ -s "$portfile" ] || fail "the mock API did not start"
+    local port
+    port=$(cat "$portfile")
+    set +e
+    (cd "$PROJECT" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$HOME_DIR" TERM=dumb \
+        ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY="sk-ant-test-dummy-key" \
+        TOOLCAGE_LOG="$DECISIONS" DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
+        timeout 300 "$CLAUDE" -p "Run the command the task needs." --output-format json --max-turns 4 \
+        >"$WORK/$name.out" 2>"$WORK/$name.err")
+    local rc=$?
+    set -e
+    kill "$MOCK_PID" 2>/dev/null || true
+    wait "$MOCK_PID" 2>/dev/null || true
+    MOCK_PID=""
+    echo "claude -p ($name) exited $rc"
+    [ $rc -ne 124 ] || fail "claude -p ($name) timed out; stderr: $(head -c 2000 "$WORK/$name.err")"
+}
+
+# The text of every tool_result Claude Code sent back to the mock.
+tool_results() {
+    node -e '
+const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
+const seen = new Set();
+for (const l of lines) {
+  const { body } = JSON.parse(l);
+  for (const m of body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content) {
+      if (b.type !== "tool_result") continue;
+      const t = typeof b.content === "string" ? b.content
+              : (b.content ?? []).map((c) => c.text ?? "").join("");
+      const key = b.tool_use_id + t;
+      if (!seen.has(key)) { seen.add(key); console.log(t); }
+    }
+  }
+}' "$1"
+}
+
+decision_for() {  # the verdict toolcage logged for a command
+    node -e '
+const [file, cmd] = process.argv.slice(1);
+const lines = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).map(JSON.parse);
+const hit = lines.filter((l) => l.agent === "claude" && l.command === cmd).pop();
+console.log(hit ? hit.verdict : "none");' "$DECISIONS" "$1"
+}
+
+# 1. destructive: refused, the target survives
+DESTRUCTIVE="rm -rf ~/precious"
+run_claude destructive "$DESTRUCTIVE"
+[ -s "$WORK/destructive.requests.jsonl" ] || fail "Claude Code never called the mock API: $(head -c 2000 "$WORK/destructive.err")"
+[ -f "$HOME_DIR/precious/keep.txt" ] || fail "the destructive command ran: ~/precious is gone"
+RESULT=$(tool_results "$WORK/destructive.requests.jsonl")
+echo "destructive tool result: $RESULT"
+echo "$RESULT" | grep -q "toolcage" || fail "the tool result does not carry toolcage's refusal"
+[ "$(decision_for "$DESTRUCTIVE")" = deny ] || fail "toolcage did not log a deny for $DESTRUCTIVE"
+
+# 2. risky: runs through the rewrite
+RISKY="python3 -c 'print(open(\"/proc/self/status\").read())' | grep -E '^(Seccomp|NoNewPrivs):'; echo RISKY-DONE"
+run_claude risky "$RISKY"
+RESULT=$(tool_results "$WORK/risky.requests.jsonl")
+echo "risky tool result: $RESULT"
+[ "$(decision_for "$RISKY")" = cage ] || fail "toolcage did not log a cage verdict for the risky command"
+if echo "$RESULT" | grep -q "RISKY-DONE"; then
+    # It ran: it must have run inside the cage.
+    echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the risky command ran without a seccomp filter"
+    echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the risky command ran without no_new_privs"
+    echo "PASS: the risky command ran inside the cage"
+else
+    # No cage yet: what ran was the rewrite, i.e. toolcage run itself.
+    echo "$RESULT" | grep -q "toolcage run" || fail "neither the caged command nor the rewrite ran"
+    echo "PASS: Claude Code executed the cage rewrite (toolcage run is not available yet)"
+fi
+echo "PASS: destructive command blocked, target survived"

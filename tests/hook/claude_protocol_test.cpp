@@ -1,0 +1,104 @@
+// `toolcage hook` as a Claude Code PreToolUse command hook.
+#include <catch2/catch.hpp>
+
+#include "fixture.h"
+#include "hook/shell/ast.h"
+
+using namespace toolcage::test;
+using nlohmann::json;
+
+namespace {
+
+json decision_of(const RunResult& r) {
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    json out = parse_out(r);
+    REQUIRE(out.is_object());
+    REQUIRE(out.contains("hookSpecificOutput"));
+    json h = out["hookSpecificOutput"];
+    CHECK(h["hookEventName"] == "PreToolUse");
+    CHECK(h["permissionDecisionReason"].get<std::string>().starts_with("toolcage: "));
+    return h;
+}
+
+void require_failure(const RunResult& r, const std::string& needle) {
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.starts_with("toolcage: "));
+    CHECK(r.err.find(needle) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("claude: a read-only Bash command is allowed", "[claude]") {
+    HookFixture f;
+    json h = decision_of(f.hook(claude_bash("git status", f.ws), {"--agent", "claude"}));
+    CHECK(h["permissionDecision"] == "allow");
+    CHECK_FALSE(h.contains("updatedInput"));
+}
+
+TEST_CASE("claude: a caged command is allowed with the whole input, command rewritten", "[claude]") {
+    HookFixture f;
+    std::string cmd = "pip install -r requirements.txt";
+    json h = decision_of(f.hook(claude_bash(cmd, f.ws)));  // agent found from the shape
+    CHECK(h["permissionDecision"] == "allow");
+    json u = h["updatedInput"];
+    CHECK(u["description"] == "Run a command");
+    CHECK(u["timeout"] == 120000);
+    CHECK(u["run_in_background"] == false);
+    std::string rw = u["command"];
+    auto p = toolcage::shell::parse(rw);
+    REQUIRE(p.ok);
+    const auto& words = p.script.items[0].and_or.pipelines[0].commands[0].words;
+    CHECK(words[0].literal() == TOOLCAGE_BIN);
+    CHECK(words[5].literal() == f.ws);
+    CHECK(words.back().literal() == cmd);
+}
+
+TEST_CASE("claude: destructive commands are denied, asked ones asked", "[claude]") {
+    HookFixture f;
+    CHECK(decision_of(f.hook(claude_bash("git push --force origin main", f.ws)))["permissionDecision"] == "deny");
+    json ask = decision_of(f.hook(claude_bash("echo ask-me", f.ws), {"--policy", f.ask_policy(false)}));
+    CHECK(ask["permissionDecision"] == "ask");
+    CHECK(ask["permissionDecisionReason"].get<std::string>().find("test.ask-me") != std::string::npos);
+}
+
+TEST_CASE("claude: file edits outside the workspace or into its settings are denied", "[claude]") {
+    HookFixture f;
+    auto in_ws = f.hook(claude_payload("Write", {{"file_path", f.ws + "/a.txt"}, {"content", "x"}}, f.ws));
+    CHECK(in_ws.exit_code == 0);
+    CHECK(in_ws.out == "{}\n");  // left to Claude Code's own permission mode
+    CHECK(decision_of(f.hook(claude_payload("Edit",
+                                            {{"file_path", f.home + "/.ssh/authorized_keys"},
+                                             {"old_string", "a"},
+                                             {"new_string", "b"}},
+                                            f.ws)))["permissionDecision"] == "deny");
+    CHECK(decision_of(f.hook(claude_payload("Write", {{"file_path", f.ws + "/.claude/settings.json"}, {"content", "{}"}},
+                                            f.ws)))["permissionDecision"] == "deny");
+    CHECK(decision_of(f.hook(claude_payload("MultiEdit", {{"file_path", "/etc/hosts"}, {"edits", json::array()}},
+                                            f.ws)))["permissionDecision"] == "deny");
+    CHECK(decision_of(f.hook(claude_payload("NotebookEdit", {{"notebook_path", "/usr/share/x.ipynb"}, {"new_source", ""}},
+                                            f.ws)))["permissionDecision"] == "deny");
+}
+
+TEST_CASE("claude: tools toolcage does not inspect get no decision", "[claude]") {
+    HookFixture f;
+    auto r = f.hook(claude_payload("Read", {{"file_path", "/etc/passwd"}}, f.ws));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "{}\n");
+}
+
+TEST_CASE("claude: a broken payload blocks with exit 2 and a reason on stderr", "[claude][errors]") {
+    HookFixture f;
+    json no_cwd = claude_bash("ls", f.ws);
+    no_cwd.erase("cwd");
+    require_failure(f.hook(no_cwd), "/cwd");
+    json no_cmd = claude_payload("Bash", {{"description", "x"}}, f.ws);
+    require_failure(f.hook(no_cmd), "/tool_input/command");
+    json no_path = claude_payload("Write", {{"content", "x"}}, f.ws);
+    require_failure(f.hook(no_path), "/tool_input/file_path");
+    require_failure(f.hook(std::string("{\"hook_event_name\": \"PreToolUse\""), {"--agent", "claude"}),
+                    "not valid JSON");
+    require_failure(f.hook(claude_bash("ls", f.ws), {"--policy", "does-not-exist"}), "does-not-exist");
+}

@@ -1,0 +1,273 @@
+// `toolcage hook` as Hermes Agent's shell hook: payloads shaped like agent/shell_hooks.py's,
+// answers as Hermes reads them ({} / modify / approve / block + exit 2).
+#include <catch2/catch.hpp>
+
+#include "fixture.h"
+#include "hook/shell/ast.h"
+
+using namespace toolcage::test;
+using nlohmann::json;
+
+namespace {
+
+void require_block(const RunResult& r) {
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 2);
+    json out = parse_out(r);
+    REQUIRE(out.is_object());
+    CHECK(out["action"] == "block");
+    REQUIRE(out["message"].is_string());
+    CHECK(out["message"].get<std::string>().starts_with("toolcage: "));
+}
+
+// The hook's failure: exit 2, a block on stdout, one line on stderr.
+void require_failure(const RunResult& r, const std::string& needle) {
+    require_block(r);
+    CHECK(r.err.starts_with("toolcage: "));
+    CHECK(r.err.find('\n') == r.err.size() - 1);
+    CHECK(r.err.find(needle) != std::string::npos);
+    CHECK(parse_out(r)["message"].get<std::string>().find(needle) != std::string::npos);
+}
+
+std::string last_word(const std::string& command) {
+    auto p = toolcage::shell::parse(command);
+    REQUIRE(p.ok);
+    return p.script.items.back().and_or.pipelines.back().commands.back().words.back().literal();
+}
+
+}  // namespace
+
+TEST_CASE("hermes: a read-only command is allowed with {}", "[hermes]") {
+    HookFixture f;
+    auto r = f.hook(hermes_terminal("ls -la", f.ws));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "{}\n");
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("hermes: a risky command is rewritten to run in the cage", "[hermes]") {
+    HookFixture f;
+    std::string cmd = "npm install && echo 'it'\\''s done'";
+    auto r = f.hook(hermes_terminal(cmd, "/", f.ws));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    json out = parse_out(r);
+    CHECK(out["action"] == "modify");
+    std::string rw = out["args"]["command"];
+    CHECK(out["args"].size() == 1);  // Hermes merges args: only the command changes
+    CHECK(rw.starts_with("'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" + f.ws + "'"));
+    CHECK(last_word(rw) == cmd);
+}
+
+TEST_CASE("hermes: a destructive command is blocked with exit 2", "[hermes]") {
+    HookFixture f;
+    auto r = f.hook(hermes_terminal("rm -rf ~", f.ws));
+    require_block(r);
+}
+
+TEST_CASE("hermes: ask becomes approve only when the policy allows it", "[hermes]") {
+    HookFixture f;
+    auto with = f.hook(hermes_terminal("echo ask-me", f.ws), {"--policy", f.ask_policy(true)});
+    INFO(with.out << with.err);
+    REQUIRE(with.exit_code == 0);
+    json a = parse_out(with);
+    CHECK(a["action"] == "approve");
+    CHECK(a["message"].get<std::string>().find("test.ask-me") != std::string::npos);
+
+    auto without = f.hook(hermes_terminal("echo ask-me", f.ws), {"--policy", f.ask_policy(false)});
+    require_block(without);
+    CHECK(parse_out(without)["message"].get<std::string>().find("a person must approve") != std::string::npos);
+}
+
+TEST_CASE("hermes: execute_code passes read-only code and sends the rest to the terminal", "[hermes]") {
+    HookFixture f;
+    auto ok = f.hook(hermes_payload("execute_code", {{"code", "import json\nprint(json.dumps([1]))"}}, f.ws));
+    CHECK(ok.exit_code == 0);
+    CHECK(ok.out == "{}\n");
+    auto bad = f.hook(hermes_payload("execute_code", {{"code", "import os\nos.remove('x')"}}, f.ws));
+    require_block(bad);
+    std::string msg = parse_out(bad)["message"];
+    CHECK(msg.find("terminal") != std::string::npos);
+    CHECK(msg.find("import of os") != std::string::npos);
+}
+
+TEST_CASE("hermes: write_file and patch are judged by where they write", "[hermes]") {
+    HookFixture f;
+    auto in_ws = f.hook(hermes_payload("write_file", {{"path", "src/main.py"}, {"content", "x"}}, f.ws));
+    CHECK(in_ws.exit_code == 0);
+    CHECK(in_ws.out == "{}\n");
+    auto in_tmp = f.hook(hermes_payload("write_file", {{"path", "/tmp/scratch.txt"}, {"content", "x"}}, f.ws));
+    CHECK(in_tmp.out == "{}\n");
+
+    require_block(f.hook(hermes_payload("write_file", {{"path", "~/.bashrc"}, {"content", "x"}}, f.ws)));
+    require_block(f.hook(hermes_payload("write_file", {{"path", "/etc/cron.d/x"}, {"content", "x"}}, f.ws)));
+    require_block(f.hook(hermes_payload("write_file", {{"path", ".git/hooks/pre-commit"}, {"content", "x"}}, f.ws)));
+    require_block(f.hook(hermes_payload(
+        "patch", {{"mode", "replace"}, {"path", "../outside.txt"}, {"old_string", "a"}, {"new_string", "b"}}, f.ws)));
+    require_block(f.hook(hermes_payload(
+        "patch",
+        {{"mode", "patch"},
+         {"patch", "*** Begin Patch\n*** Update File: ok.txt\n@@\n-a\n+b\n*** Add File: /etc/evil\n+x\n*** End Patch"}},
+        f.ws)));
+    auto patch_ok = f.hook(hermes_payload(
+        "patch", {{"mode", "patch"}, {"patch", "*** Begin Patch\n*** Add File: docs/new.md\n+hi\n*** End Patch"}}, f.ws));
+    CHECK(patch_ok.out == "{}\n");
+}
+
+TEST_CASE("hermes: other tools pass untouched", "[hermes]") {
+    HookFixture f;
+    auto r = f.hook(hermes_payload("read_file", {{"path", "/etc/shadow"}}, f.ws));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "{}\n");
+}
+
+TEST_CASE("hermes: writes to the profile's own files are refused whatever the policy", "[hermes]") {
+    HookFixture f;
+    f.env["HERMES_HOME"] = f.hermes_home;
+    write_file(f.hermes_home + "/SOUL.md", "# soul\n");
+    for (const char* file : {"SOUL.md", "config.yaml", ".env", "shell-hooks-allowlist.json"}) {
+        auto r = f.hook(hermes_payload("write_file", {{"path", f.hermes_home + "/" + file}, {"content", "x"}}, f.ws));
+        require_block(r);
+        CHECK(parse_out(r)["message"].get<std::string>().find("self.protected") != std::string::npos);
+    }
+    auto redirect = f.hook(hermes_terminal("echo '---' > $HOME/.hermes/SOUL.md; echo x > ~/.hermes/SOUL.md", f.ws));
+    require_block(redirect);
+    auto sed = f.hook(hermes_terminal("sed -i s/a/b/ config.yaml", f.ws, f.hermes_home));
+    require_block(sed);
+    // Reading them is fine.
+    auto cat = f.hook(hermes_terminal("cat SOUL.md", f.ws, f.hermes_home));
+    CHECK(cat.exit_code == 0);
+}
+
+TEST_CASE("hermes: an agent's own call of toolcage run is caged with the hook's policy", "[hermes]") {
+    HookFixture f;
+    std::string cmd = "toolcage run --policy weak -- ls";
+    auto r = f.hook(hermes_terminal(cmd, f.ws));
+    REQUIRE(r.exit_code == 0);
+    json out = parse_out(r);
+    REQUIRE(out["action"] == "modify");
+    std::string rw = out["args"]["command"];
+    CHECK(rw.find("--policy 'default'") != std::string::npos);
+    CHECK(last_word(rw) == cmd);
+}
+
+TEST_CASE("hermes: SOUL.md chooses the policy", "[hermes][soul]") {
+    HookFixture f;
+    f.env["HERMES_HOME"] = f.hermes_home;
+    auto caged = [&](const std::vector<std::string>& args = {}) {
+        auto r = f.hook(hermes_terminal("npm install", f.ws), args);
+        INFO(r.out << r.err);
+        return r.exit_code == 0 && parse_out(r)["action"] == "modify";
+    };
+    CHECK(caged());  // default
+    write_file(f.hermes_home + "/SOUL.md", "---\nname: forge-bot\ntoolcage: strict\n---\n# Soul\n");
+    CHECK_FALSE(caged());  // strict denies what default cages
+    write_file(f.hermes_home + "/SOUL.md", "# Soul\n<!-- toolcage: strict -->\n");
+    CHECK_FALSE(caged());
+    CHECK(caged({"--policy", "default"}));  // the command line wins
+    write_file(f.hermes_home + "/SOUL.md", "# Soul without a directive\n");
+    write_file(f.hermes_home + "/toolcage.json", R"({"policy": "strict"})");
+    CHECK_FALSE(caged());
+    write_file(f.hermes_home + "/toolcage.json", R"({"policy": "forge"})");
+    auto r = f.hook(hermes_terminal("npm install", f.ws));
+    REQUIRE(r.exit_code == 0);
+    CHECK(parse_out(r)["args"]["command"].get<std::string>().find("--policy 'forge'") != std::string::npos);
+}
+
+TEST_CASE("hermes: without HERMES_HOME the profile name finds the profile", "[hermes][soul]") {
+    HookFixture f;
+    write_file(f.home + "/.hermes/profiles/work/SOUL.md", "<!-- toolcage: strict -->");
+    auto r = f.hook(hermes_payload("terminal", {{"command", "npm install"}}, f.ws, "work"));
+    require_block(r);
+    auto d = f.hook(hermes_payload("terminal", {{"command", "npm install"}}, f.ws, "default"));
+    CHECK(d.exit_code == 0);
+}
+
+TEST_CASE("hermes: a policy that does not exist refuses every call", "[hermes][soul]") {
+    HookFixture f;
+    f.env["HERMES_HOME"] = f.hermes_home;
+    write_file(f.hermes_home + "/SOUL.md", "---\ntoolcage: no-such-policy\n---\n");
+    require_failure(f.hook(hermes_terminal("ls", f.ws)), "no-such-policy");
+    write_file(f.hermes_home + "/SOUL.md", "---\ntoolcage: /tmp/mine.json\n---\n");
+    require_failure(f.hook(hermes_terminal("ls", f.ws)), "not a policy name");
+    require_failure(f.hook(hermes_terminal("ls", f.ws), {"--policy", "nope"}), "nope");
+}
+
+TEST_CASE("hermes: malformed, oversized and incomplete payloads fail closed", "[hermes][errors]") {
+    HookFixture f;
+    require_failure(f.hook(std::string("{\"hook_event_name\": \"pre_tool_call\", "), {"--agent", "hermes"}),
+                    "not valid JSON");
+    require_failure(f.hook(std::string("not json at all")), "not valid JSON");
+    require_failure(f.hook(std::string("[1, 2]")), "not an object");
+    json big = hermes_terminal(std::string(1 << 20, 'a'), f.ws);
+    require_failure(f.hook(big), "larger than 1 MiB");
+    json no_cmd = hermes_payload("terminal", {{"workdir", f.ws}}, f.ws);
+    require_failure(f.hook(no_cmd), "/tool_input/command");
+    json wrong_type = hermes_payload("terminal", {{"command", 42}}, f.ws);
+    require_failure(f.hook(wrong_type), "/tool_input/command");
+    json no_input = hermes_terminal("ls", f.ws);
+    no_input.erase("tool_input");
+    require_failure(f.hook(no_input), "/tool_input");
+    json other_event = hermes_terminal("ls", f.ws);
+    other_event["hook_event_name"] = "pre_llm_call";
+    require_failure(f.hook(other_event, {"--agent", "hermes"}), "pre_tool_call");
+    require_failure(f.hook(hermes_terminal("ls", f.ws), {"--agent", "codex"}), "unknown agent");
+    require_failure(f.hook(std::string("{\"tool\": \"x\"}")), "cannot tell which agent");
+    require_failure(f.hook(std::string("")), "not valid JSON");
+}
+
+TEST_CASE("hermes: unknown fields are ignored", "[hermes]") {
+    HookFixture f;
+    json p = hermes_terminal("ls", f.ws);
+    p["brand_new_field"] = {{"x", 1}};
+    p["tool_input"]["future_option"] = true;
+    auto r = f.hook(p);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "{}\n");
+}
+
+TEST_CASE("hermes: every decision is one line in the audit log", "[hermes][audit]") {
+    HookFixture f;
+    f.hook(hermes_terminal("ls -la", f.ws));
+    f.hook(hermes_terminal("rm -rf ~", f.ws));
+    f.hook(std::string("garbage"));
+    f.hook(hermes_terminal(std::string(10000, 'x'), f.ws));
+    std::string log = read_file(f.log);
+    std::vector<json> lines;
+    size_t pos = 0;
+    while (pos < log.size()) {
+        size_t nl = log.find('\n', pos);
+        REQUIRE(nl != std::string::npos);
+        lines.push_back(json::parse(log.substr(pos, nl - pos)));
+        pos = nl + 1;
+    }
+    REQUIRE(lines.size() == 4);
+    CHECK(lines[0]["agent"] == "hermes");
+    CHECK(lines[0]["verdict"] == "allow");
+    CHECK(lines[0]["session"] == "20260101_120000_abcdef");
+    CHECK(lines[0]["profile"] == "default");
+    CHECK(lines[0]["tool"] == "terminal");
+    CHECK(lines[0]["command"] == "ls -la");
+    CHECK(lines[0]["us"].get<long long>() > 0);
+    CHECK(lines[0]["time"].get<std::string>().ends_with("Z"));
+    CHECK(lines[1]["verdict"] == "deny");
+    CHECK_FALSE(lines[1]["rule"].get<std::string>().empty());
+    CHECK(lines[2]["verdict"] == "deny");
+    CHECK(lines[2]["rule"] == "hook.error");
+    CHECK(lines[3]["command"].get<std::string>().size() == 4096);
+}
+
+TEST_CASE("hermes: a log that cannot be written warns and changes nothing", "[hermes][audit]") {
+    HookFixture f;
+    f.env["TOOLCAGE_LOG"] = "/proc/version/decisions.jsonl";
+    auto r = f.hook(hermes_terminal("ls -la", f.ws));
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == "{}\n");
+    CHECK(r.err.find("warning: audit log") != std::string::npos);
+
+    f.env.erase("TOOLCAGE_LOG");
+    f.env["XDG_STATE_HOME"] = f.root / "state";
+    f.hook(hermes_terminal("ls", f.ws));
+    CHECK_FALSE(read_file(f.root / "state/toolcage/decisions.jsonl").empty());
+}

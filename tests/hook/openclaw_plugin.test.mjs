@@ -1,0 +1,184 @@
+// The OpenClaw plugin against the real toolcage binary (and a few stand-ins for a broken one).
+// Run: TOOLCAGE_BIN=build/toolcage TOOLCAGE_SOURCE_DIR=. node --test tests/hook/openclaw_plugin.test.mjs
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+
+const BIN = process.env.TOOLCAGE_BIN;
+const SRC = process.env.TOOLCAGE_SOURCE_DIR;
+assert.ok(BIN && SRC, "set TOOLCAGE_BIN and TOOLCAGE_SOURCE_DIR");
+const PLUGIN_DIR = path.join(SRC, "plugins/openclaw");
+const plugin = await import(path.join(PLUGIN_DIR, "index.js"));
+
+let root, ws, handler;
+
+function script(name, body) {
+  const p = path.join(root, name);
+  fs.writeFileSync(p, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return p;
+}
+
+before(() => {
+  // Not under /tmp: a workspace there would be "temp" to the classifier, which none really is.
+  const parent = process.env.TOOLCAGE_TEST_DIR || os.tmpdir();
+  fs.mkdirSync(parent, { recursive: true });
+  root = fs.realpathSync(fs.mkdtempSync(path.join(parent, "toolcage-openclaw-")));
+  ws = path.join(root, "workspace");
+  fs.mkdirSync(path.join(ws, ".git"), { recursive: true });
+  process.env.HOME = path.join(root, "home");
+  fs.mkdirSync(process.env.HOME);
+  process.env.TOOLCAGE_LOG = path.join(root, "decisions.jsonl");
+  process.env.TOOLCAGE_BIN = BIN;
+  const hooks = [];
+  const api = {
+    config: { agents: { defaults: { workspace: ws } } },
+    on: (name, h, opts) => hooks.push({ name, h, opts }),
+  };
+  plugin.default.register(api);
+  assert.equal(hooks.length, 1);
+  assert.equal(hooks[0].name, "before_tool_call");
+  handler = hooks[0].h;
+});
+
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const ctx = { agentId: "main", sessionId: "s-1", sessionKey: "agent:main:main", toolName: "exec" };
+
+test("package.json and the manifest are what OpenClaw loads", () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(PLUGIN_DIR, "package.json"), "utf8"));
+  assert.equal(pkg.type, "module");
+  assert.deepEqual(pkg.openclaw.extensions, ["./index.js"]);
+  const manifest = JSON.parse(fs.readFileSync(path.join(PLUGIN_DIR, "openclaw.plugin.json"), "utf8"));
+  assert.equal(manifest.id, "toolcage");
+  assert.equal(manifest.id, plugin.default.id);
+  assert.deepEqual(manifest.configSchema, { type: "object", additionalProperties: false, properties: {} });
+});
+
+test("a read-only exec goes through unchanged", async () => {
+  assert.equal(await handler({ toolName: "exec", params: { command: "ls -la" } }, ctx), undefined);
+});
+
+test("a risky exec is rewritten to run in the cage, other params kept", async () => {
+  const params = { command: "npm install && echo \"it's done\"", timeout: 30, background: false };
+  const r = await handler({ toolName: "exec", params }, ctx);
+  assert.ok(r && r.params, JSON.stringify(r));
+  assert.equal(r.params.timeout, 30);
+  assert.equal(r.params.background, false);
+  assert.ok(r.params.command.startsWith(`'${BIN}' run --policy 'default' --workdir '${ws}'`), r.params.command);
+  // bash reads the rewrite back to exactly the original command
+  const fake = script("fake-toolcage", 'eval "last=\\${$#}"; printf %s "$last"');
+  const rewritten = r.params.command.replace(`'${BIN}'`, `'${fake}'`);
+  assert.equal(execFileSync("/bin/bash", ["-c", rewritten]).toString(), params.command);
+  assert.equal(params.command, "npm install && echo \"it's done\"", "the event's params are not mutated");
+});
+
+test("a destructive exec is blocked with toolcage's reason", async () => {
+  const r = await handler({ toolName: "exec", params: { command: "rm -rf ~" } }, ctx);
+  assert.equal(r.block, true);
+  assert.match(r.blockReason, /^toolcage: /);
+});
+
+test("file writes are judged by their target, SOUL.md is protected", async () => {
+  assert.equal(await handler({ toolName: "write", params: { path: "notes.md", content: "x" } }, ctx), undefined);
+  const outside = await handler({ toolName: "write", params: { path: "/etc/passwd", content: "x" } }, ctx);
+  assert.equal(outside.block, true);
+  const soul = await handler({ toolName: "edit", params: { path: path.join(ws, "SOUL.md"), oldText: "a", newText: "b" } }, ctx);
+  assert.equal(soul.block, true);
+  assert.match(soul.blockReason, /self\.protected/);
+  const patch = await handler(
+    { toolName: "apply_patch", params: { input: "*** Begin Patch\n*** Add File: ../../x\n+y\n*** End Patch\n" } },
+    ctx,
+  );
+  assert.equal(patch.block, true);
+});
+
+test("the workspace's SOUL.md chooses the policy", async () => {
+  fs.writeFileSync(path.join(ws, "SOUL.md"), "---\ntoolcage: strict\n---\n");
+  try {
+    const r = await handler({ toolName: "exec", params: { command: "npm install" } }, ctx);
+    assert.equal(r.block, true);
+  } finally {
+    fs.rmSync(path.join(ws, "SOUL.md"));
+  }
+});
+
+test("tools the plugin does not watch are not sent to the hook", async () => {
+  const h = plugin.createHandler({ bin: "/nonexistent/toolcage", workspace: () => ws });
+  assert.equal(await h({ toolName: "read", params: { path: "/etc/shadow" } }, ctx), undefined);
+  assert.equal(await h({ toolName: "web_search", params: { query: "x" } }, ctx), undefined);
+});
+
+test("ask becomes a critical approval request", async () => {
+  const bin = script("ask-toolcage", `cat >/dev/null; echo '{"decision":"ask","rule":"x.y","reason":"toolcage: x.y: why"}'`);
+  const h = plugin.createHandler({ bin, workspace: () => ws });
+  const r = await h({ toolName: "exec", params: { command: "echo hi" } }, ctx);
+  assert.equal(r.requireApproval.severity, "critical");
+  assert.match(r.requireApproval.title, /toolcage/);
+  assert.match(r.requireApproval.description, /x\.y: why/);
+  assert.match(r.requireApproval.description, /echo hi/);
+});
+
+test("an ask from the real hook (policy named by SOUL.md) becomes an approval request", async () => {
+  // An installed copy: the binary finds its policies in <prefix>/share/toolcage/profiles.
+  const prefix = path.join(root, "prefix");
+  const bin = path.join(prefix, "bin/toolcage");
+  const profiles = path.join(prefix, "share/toolcage/profiles");
+  fs.mkdirSync(path.dirname(bin), { recursive: true });
+  fs.mkdirSync(profiles, { recursive: true });
+  fs.copyFileSync(BIN, bin);
+  fs.chmodSync(bin, 0o755);
+  for (const f of fs.readdirSync(path.join(SRC, "profiles"))) {
+    if (f.endsWith(".json")) fs.copyFileSync(path.join(SRC, "profiles", f), path.join(profiles, f));
+  }
+  fs.writeFileSync(path.join(profiles, "ask-test.json"), JSON.stringify({
+    name: "ask-test", extends: "default",
+    rules: [{ id: "test.ask-me", program: "echo", args: ["ask-me"], verdict: "ask", reason: "the test asks a person" }],
+  }));
+  const ws2 = path.join(root, "ws-ask");
+  fs.mkdirSync(path.join(ws2, ".git"), { recursive: true });
+  fs.writeFileSync(path.join(ws2, "SOUL.md"), "# Soul\n<!-- toolcage: ask-test -->\n");
+  const h = plugin.createHandler({ bin, workspace: () => ws2 });
+  const r = await h({ toolName: "exec", params: { command: "echo ask-me" } }, ctx);
+  assert.equal(r.requireApproval.severity, "critical", JSON.stringify(r));
+  assert.match(r.requireApproval.description, /test\.ask-me/);
+  assert.equal(await h({ toolName: "exec", params: { command: "ls" } }, ctx), undefined);
+});
+
+test("a hook that cannot run, hangs or answers garbage blocks the call", async () => {
+  const cases = [
+    plugin.createHandler({ bin: "/nonexistent/toolcage", workspace: () => ws }),
+    plugin.createHandler({ bin: script("hang", "sleep 30"), timeoutMs: 300, workspace: () => ws }),
+    plugin.createHandler({ bin: script("hangchild", "sleep 30 & wait"), timeoutMs: 300, workspace: () => ws }),
+    plugin.createHandler({ bin: script("garbage", "cat >/dev/null; echo not json"), workspace: () => ws }),
+    plugin.createHandler({ bin: script("nodecision", "cat >/dev/null; echo '{}'"), workspace: () => ws }),
+    plugin.createHandler({ bin: script("badexit", `cat >/dev/null; echo '{"decision":"allow"}'; exit 1`), workspace: () => ws }),
+    plugin.createHandler({ bin: script("weird", `cat >/dev/null; echo '{"decision":"maybe"}'`), workspace: () => ws }),
+    plugin.createHandler({ bin: script("nocmd", `cat >/dev/null; echo '{"decision":"cage"}'`), workspace: () => ws }),
+    plugin.createHandler({ bin: script("crash", "kill -9 $$"), workspace: () => ws }),
+  ];
+  for (const h of cases) {
+    const r = await h({ toolName: "exec", params: { command: "ls" } }, ctx);
+    assert.equal(r?.block, true, JSON.stringify(r));
+    assert.match(r.blockReason, /^toolcage: /);
+  }
+  // a cage answer for a file tool is not something toolcage writes
+  const cageFile = plugin.createHandler({
+    bin: script("cagefile", `cat >/dev/null; echo '{"decision":"cage","command":"x"}'`),
+    workspace: () => ws,
+  });
+  assert.equal((await cageFile({ toolName: "write", params: { path: "a", content: "" } }, ctx)).block, true);
+});
+
+test("the workspace comes from the agent's config entry, then the defaults", () => {
+  const home = os.homedir();
+  assert.equal(plugin.workspaceFor({ config: {} }, "main"), path.join(home, ".openclaw/workspace"));
+  assert.equal(plugin.workspaceFor({ config: {} }, "ops"), path.join(home, ".openclaw/workspace-ops"));
+  const api = { config: { agents: { list: [{ id: "ops", workspace: "~/w/ops" }], defaults: { workspace: "/srv/ws" } } } };
+  assert.equal(plugin.workspaceFor(api, "ops"), path.join(home, "w/ops"));
+  assert.equal(plugin.workspaceFor(api, "main"), "/srv/ws");
+  const viaRuntime = { config: {}, runtime: { agent: { resolveAgentWorkspaceDir: () => "/r/ws" } } };
+  assert.equal(plugin.workspaceFor(viaRuntime, "x"), "/r/ws");
+});

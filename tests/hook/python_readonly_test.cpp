@@ -1,0 +1,81 @@
+// execute_code runs outside the cage: only code that provably only computes may pass.
+#include <catch2/catch.hpp>
+
+#include "hook/adapters/python_readonly.h"
+
+using toolcage::hook::check_python_read_only;
+
+TEST_CASE("read-only Python passes", "[python]") {
+    const char* ok[] = {
+        "print(1 + 2)",
+        "import json\nprint(json.dumps({'a': [1, 2]}))",
+        "import math, statistics as st\nxs = [1.5, 2, 3e-4]\nprint(math.sqrt(sum(xs)), st.mean(xs))",
+        "from collections import Counter\nprint(Counter('hello').most_common(2))",
+        "def f(x):\n    return [i * i for i in range(x) if i % 2]\nprint(len(f(10)))",
+        "x = 0x1F + 0o7 + 0b1 + 1_000 + 2j.imag\nprint(f'{x:>{10}} {x!r}')",
+        "s = '''multi\nline'''\nprint(s.upper(), r'raw\\d', b'bytes')",
+        "# a comment with open( and os.system in it\nprint('done')",
+        "from datetime import datetime, timedelta\nprint(datetime(2024, 1, 1) + timedelta(days=3))",
+        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)",
+        "def g():\n    yield from range(3)\nprint(list(g()))",
+        "print(f\"{'nested'} {[1, 2][0]}\")",
+    };
+    for (const char* code : ok) {
+        auto r = check_python_read_only(code);
+        INFO(code << "\n-> " << r.why);
+        CHECK(r.read_only);
+    }
+}
+
+TEST_CASE("Python that could write, run or escape is refused", "[python]") {
+    const char* bad[] = {
+        "open('x', 'w').write('y')",
+        "import os\nos.system('rm -rf ~')",
+        "import subprocess\nsubprocess.run(['ls'])",
+        "from os import system",
+        "from pathlib import Path\nPath('x').write_text('y')",
+        "import shutil",
+        "__import__('os').system('id')",
+        "exec('print(1)')",
+        "eval('1')",
+        "compile('1', 'x', 'exec')",
+        "getattr(print, 'x')",
+        "print(().__class__.__bases__[0].__subclasses__())",
+        "import json\njson.codecs.open('x', 'w')",
+        "import datetime\ndatetime.sys.modules['os'].system('id')",
+        "g = (x for x in [1])\nprint(g.gi_frame.f_back)",
+        "d = {}\nprint(d['op' 'en'])",
+        "print('_' '_class__')",
+        "print('\\x5f\\x5fclass\\x5f\\x5f')",
+        "print(f'{open(\"x\", \"w\")}')",
+        "print(f\"{\"a\"}{open('x')}\")",
+        "ｏｐｅｎ('x', 'w')",
+        "# -*- coding: utf-7 -*-\nprint(1)",
+        "from . import x",
+        "from json import *",
+        "import hermes_tools",
+        "from hermes_tools import terminal",
+        "breakpoint()",
+        "help()",
+        "print('unterminated)",
+        "import string\nstring.Formatter().get_field('0', [1], {})",
+        "import operator\noperator.attrgetter('x')",
+        "import typing",
+    };
+    for (const char* code : bad) {
+        auto r = check_python_read_only(code);
+        INFO(code);
+        CHECK_FALSE(r.read_only);
+        CHECK_FALSE(r.why.empty());
+    }
+}
+
+TEST_CASE("a NUL byte is refused", "[python]") {
+    CHECK_FALSE(check_python_read_only(std::string_view("x = 1\0", 6)).read_only);
+}
+
+TEST_CASE("the refusal names the line", "[python]") {
+    auto r = check_python_read_only("print(1)\nprint(2)\nimport os\n");
+    CHECK_FALSE(r.read_only);
+    CHECK(r.why.find("line 3") != std::string::npos);
+}

@@ -1,0 +1,141 @@
+// The cage rewrite hands bash exactly the command the agent wrote, whatever it holds.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "hook/adapters/rewrite.h"
+#include "hook/shell/ast.h"
+#include "run_binary.h"
+
+using namespace toolcage;
+using toolcage::test::TempDir;
+
+namespace {
+
+// commands.tsv's first column: \n, \t and \\ decoded, nothing else.
+std::string decode_tsv(const std::string& s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && i + 1 < s.size()) {
+            char n = s[i + 1];
+            if (n == 'n') { out += '\n'; ++i; continue; }
+            if (n == 't') { out += '\t'; ++i; continue; }
+            if (n == '\\') { out += '\\'; ++i; continue; }
+        }
+        out += s[i];
+    }
+    return out;
+}
+
+std::vector<std::string> shared_commands() {
+    std::ifstream f(std::string(TOOLCAGE_SHARED_DATA) + "/commands.tsv");
+    REQUIRE(f);
+    std::vector<std::string> out;
+    std::string line;
+    std::getline(f, line);  // header
+    while (std::getline(f, line)) {
+        if (line.empty()) continue;
+        out.push_back(decode_tsv(line.substr(0, line.find('\t'))));
+    }
+    return out;
+}
+
+const std::vector<std::string> kOwnCases = {
+    "",
+    "'",
+    "''",
+    "'\\''",
+    "it's",
+    "echo 'a'\\''b'",
+    "printf '%s\\n' \"$HOME\" $'\\x41\\'' `date`",
+    "a\nb\n\n",
+    "trailing backslash \\",
+    "tab\there",
+    "!! !$ !-1",
+    "$(rm -rf ~) ${x:-$(id)}",
+    "cat <<'EOF'\n'quoted' \"heredoc\"\nEOF",
+    "ünïcødé ☃ 日本",
+    "\x01\x7f bytes",
+    std::string(5000, '\''),
+    "toolcage run --policy weak -- sh -c 'echo hi'",
+};
+
+// The rewrite as bash would read it: the words of its only command.
+std::vector<std::string> words_of(const std::string& rewrite) {
+    shell::ParseLimits limits;
+    limits.max_bytes = 1 << 20;
+    auto r = shell::parse(rewrite, limits);
+    INFO(rewrite);
+    REQUIRE(r.ok);
+    REQUIRE(r.script.items.size() == 1);
+    const auto& pipes = r.script.items[0].and_or.pipelines;
+    REQUIRE(pipes.size() == 1);
+    REQUIRE(pipes[0].commands.size() == 1);
+    const auto& c = pipes[0].commands[0];
+    REQUIRE(c.kind == shell::Command::Kind::simple);
+    REQUIRE(c.redirects.empty());
+    REQUIRE(c.assignments.empty());
+    std::vector<std::string> out;
+    for (const auto& w : c.words) {
+        REQUIRE(w.known());
+        out.push_back(w.literal());
+    }
+    return out;
+}
+
+void check_round_trip(const std::string& cmd) {
+    const std::string bin = "/opt/tool cage's/bin/toolcage";
+    const std::string dir = "/home/u/it's a \"dir\"";
+    std::string rw = hook::cage_rewrite(bin, "forge", dir, cmd);
+    auto w = words_of(rw);
+    REQUIRE(w.size() == 10);
+    CHECK(w[0] == bin);
+    CHECK(w[1] == "run");
+    CHECK(w[2] == "--policy");
+    CHECK(w[3] == "forge");
+    CHECK(w[4] == "--workdir");
+    CHECK(w[5] == dir);
+    CHECK(w[6] == "--");
+    CHECK(w[7] == "/bin/bash");
+    CHECK(w[8] == "-c");
+    CHECK(w[9] == cmd);
+}
+
+}  // namespace
+
+TEST_CASE("shell_quote wraps in single quotes and escapes embedded ones", "[rewrite]") {
+    CHECK(hook::shell_quote("") == "''");
+    CHECK(hook::shell_quote("abc") == "'abc'");
+    CHECK(hook::shell_quote("it's") == "'it'\\''s'");
+}
+
+TEST_CASE("the rewrite of every shared command parses back to the original as the last argument",
+          "[rewrite]") {
+    auto cmds = shared_commands();
+    REQUIRE(cmds.size() > 100);
+    for (const auto& c : cmds) check_round_trip(c);
+}
+
+TEST_CASE("the rewrite of awkward commands parses back to the original", "[rewrite]") {
+    for (const auto& c : kOwnCases) check_round_trip(c);
+}
+
+TEST_CASE("bash itself hands the rewritten command through byte for byte", "[rewrite]") {
+    TempDir dir;
+    // Stands in for toolcage: prints its last argument, exactly.
+    std::string fake = dir / "toolcage";
+    toolcage::test::write_file(fake, "#!/bin/bash\nprintf '%s' \"${@: -1}\"\n");
+    chmod(fake.c_str(), 0755);
+    auto cmds = shared_commands();
+    cmds.insert(cmds.end(), kOwnCases.begin(), kOwnCases.end());
+    for (const auto& c : cmds) {
+        if (c.size() > 4000) continue;
+        std::string rw = hook::cage_rewrite(fake, "default", dir.path(), c);
+        auto r = toolcage::test::run_binary("/bin/bash", {"-c", rw}, "", {{"PATH", "/usr/bin:/bin"}});
+        INFO(c);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out == c);
+    }
+}

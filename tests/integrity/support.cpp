@@ -1,0 +1,162 @@
+#include "support.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace integrity {
+
+const char* name_of(As who) { return who == As::root ? "root" : "nobody"; }
+
+Result run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+           const std::string& cwd) {
+    int p[2];
+    REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
+    std::vector<std::string> env_s;
+    for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::vector<std::string> args_s = argv;
+    std::vector<char*> args;
+    for (auto& a : args_s) args.push_back(a.data());
+    args.push_back(nullptr);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(p[1], 1);
+        ::dup2(p[1], 2);
+        int null = ::open("/dev/null", O_RDONLY);
+        ::dup2(null, 0);
+        if (::chdir(cwd.c_str()) != 0) _exit(98);
+        ::execve(args[0], args.data(), envp.data());
+        std::fprintf(stderr, "execve %s: %s\n", args[0], std::strerror(errno));
+        _exit(99);
+    }
+    ::close(p[1]);
+    Result r;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(p[0], buf, sizeof buf)) > 0) r.out.append(buf, static_cast<std::size_t>(n));
+    ::close(p[0]);
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
+}
+
+std::vector<std::string> as_user(As who, std::vector<std::string> argv) {
+    if (who == As::root) return argv;
+    std::vector<std::string> out = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+}
+
+Workspace::Workspace(As w) : who(w) {
+    char tmpl[] = "/tmp/toolcage-integrity-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    base = tmpl;
+    ::chmod(tmpl, 0755);
+    ws = base / "ws";
+    home = base / "home";
+    logs = base / "logs";
+    for (const auto& d : {ws, home, logs}) fs::create_directories(d);
+    ::chmod(logs.c_str(), 0777);
+    // Markers are created by planted commands, run as the test's user.
+    ::chmod(tmpl, 0777);
+    put("README", "hello\n");
+    put(".gitmodules", "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.org/lib.git\n");
+    own();
+    Result init = shell("git init -q . && git add README .gitmodules && git commit -q -m first");
+    INFO(init.out);
+    REQUIRE(init.status == 0);
+}
+
+Workspace::~Workspace() {
+    std::error_code ec;
+    fs::remove_all(base, ec);
+}
+
+std::map<std::string, std::string> Workspace::env() const {
+    return {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+            {"HOME", home.string()},
+            {"TOOLCAGE_LOG", log_file()},
+            {"GIT_CONFIG_GLOBAL", "/dev/null"},
+            {"GIT_CONFIG_NOSYSTEM", "1"},
+            {"GIT_AUTHOR_NAME", "t"},
+            {"GIT_AUTHOR_EMAIL", "t@example.org"},
+            {"GIT_COMMITTER_NAME", "t"},
+            {"GIT_COMMITTER_EMAIL", "t@example.org"}};
+}
+
+std::string Workspace::evil_script(const std::string& name) const {
+    return "#!/bin/sh\ntouch " + marker(name) + "\n";
+}
+
+Result Workspace::git(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {"/usr/bin/git"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(as_user(who, argv), env(), ws.string());
+}
+
+Result Workspace::shell(const std::string& script) const {
+    return run(as_user(who, {"/bin/sh", "-c", script}), env(), ws.string());
+}
+
+Result Workspace::caged(const std::string& script, const std::string& policy_file,
+                        const std::map<std::string, std::string>& extra_env) const {
+    auto e = env();
+    for (const auto& [k, v] : extra_env) e[k] = v;
+    return run(as_user(who, {TOOLCAGE_BIN, "run", "--policy", policy_file, "--workdir", ws.string(), "--",
+                             "/bin/sh", "-c", script}),
+               e, ws.string());
+}
+
+std::string Workspace::policy(bool drop_protected) const {
+    std::ifstream f(std::string(TOOLCAGE_SOURCE_DIR) + "/profiles/default.json");
+    nlohmann::json p = nlohmann::json::parse(f, nullptr, true, true);
+    p["name"] = drop_protected ? "integrity-floor" : "integrity-test";
+    if (drop_protected) p["cage"].erase("protected_paths");
+    fs::path file = base / (std::string(p["name"]) + ".json");
+    std::ofstream(file) << p.dump(2);
+    ::chmod(file.c_str(), 0644);
+    return file.string();
+}
+
+void Workspace::own() const {
+    if (who == As::root) return;
+    ::lchown(ws.c_str(), 65534, 65534);
+    ::lchown(home.c_str(), 65534, 65534);
+    for (const auto& e : fs::recursive_directory_iterator(ws)) ::lchown(e.path().c_str(), 65534, 65534);
+}
+
+std::string Workspace::read(const std::string& rel) const {
+    std::ifstream f(ws / rel, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+void Workspace::put(const std::string& rel, const std::string& text, mode_t mode) const {
+    fs::path p = ws / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    ::chmod(p.c_str(), mode);
+    if (who == As::nobody) ::lchown(p.c_str(), 65534, 65534);
+}
+
+std::vector<std::string> Workspace::log_lines() const {
+    std::vector<std::string> out;
+    std::ifstream f(log_file());
+    for (std::string line; std::getline(f, line);) out.push_back(line);
+    return out;
+}
+
+}  // namespace integrity

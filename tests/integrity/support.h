@@ -1,0 +1,67 @@
+// What the integrity tests share: running a program (as root or as nobody) with a chosen
+// environment, and a scratch git workspace every user can reach.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace integrity {
+
+namespace fs = std::filesystem;
+
+enum class As { root, nobody };
+const char* name_of(As who);
+
+struct Result {
+    int status = -1;  // exit code, or 128+signal
+    std::string out;  // stdout and stderr together
+};
+
+// Runs argv in `cwd` with exactly `env`, stdin from /dev/null.
+Result run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+           const std::string& cwd = "/");
+
+// argv behind setpriv for nobody (65534); unchanged for root.
+std::vector<std::string> as_user(As who, std::vector<std::string> argv);
+
+// base/ws: a git repository with one commit (README, .gitmodules), owned by the user the test
+// runs as; base/home: HOME; base/logs/decisions.jsonl: TOOLCAGE_LOG; base/marker-*: what a
+// planted command would create.
+struct Workspace {
+    As who;
+    fs::path base, ws, home, logs;
+
+    explicit Workspace(As who);
+    ~Workspace();
+    Workspace(const Workspace&) = delete;
+    Workspace& operator=(const Workspace&) = delete;
+
+    std::map<std::string, std::string> env() const;
+    std::string log_file() const { return (logs / "decisions.jsonl").string(); }
+    std::string marker(const std::string& name) const { return (base / ("marker-" + name)).string(); }
+    // A script that creates marker(name) when run: what a step plants.
+    std::string evil_script(const std::string& name) const;
+
+    // `git ARGS` in the workspace, outside any cage, as the test's user.
+    Result git(const std::vector<std::string>& args) const;
+    // A shell command outside any cage, as the test's user.
+    Result shell(const std::string& script) const;
+    // `toolcage run --policy POLICY --workdir ws -- /bin/sh -c SCRIPT`, as the test's user.
+    Result caged(const std::string& script, const std::string& policy,
+                 const std::map<std::string, std::string>& extra_env = {}) const;
+    // The shipped default policy, renamed, written to base (readable by everyone); `drop_protected`
+    // leaves cage.protected_paths out to show the built-in list.
+    std::string policy(bool drop_protected = false) const;
+    // Gives the workspace tree to the test's user (after writing into it as root).
+    void own() const;
+
+    std::string read(const std::string& rel) const;
+    void put(const std::string& rel, const std::string& text, mode_t mode = 0644) const;
+    std::vector<std::string> log_lines() const;
+};
+
+}  // namespace integrity
