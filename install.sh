@@ -55,13 +55,19 @@ packages=(
     build-essential cmake pkg-config git make
     nlohmann-json3-dev libseccomp-dev libcpp-httplib-dev libspdlog-dev catch2 libcli11-dev
     libbenchmark-dev
-    curl openssl python3 nodejs npm util-linux procps iproute2
+    curl openssl python3 util-linux procps iproute2
     clang libclang-rt-14-dev hyperfine bubblewrap time
 )
+# Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from
+# Debian only when the command is missing.
+commands=("node:nodejs" "npm:npm")
 
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+for c in "${commands[@]}"; do
+    command -v "${c%%:*}" >/dev/null 2>&1 || missing+=("${c#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$packages_wanted" -eq 0 ]; then
