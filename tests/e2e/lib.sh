@@ -1,0 +1,80 @@
+# Shared by the end-to-end tests: a work directory, failure messages, and the Hermes round
+# trip (payload -> `toolcage hook` -> the rewrite the agent would run).
+# Sourced after `set -euo pipefail`; needs TOOLCAGE (the built toolcage binary).
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# Not under /tmp (a home or workspace there is "temp" to the classifier, which changes
+# verdicts), nor inside a git checkout (the workspace would be its top level).
+make_work() {  # make_work NAME -> sets WORK, removed on exit unless KEEP_WORK=1
+    local base="${TOOLCAGE_TEST_DIR:-/var/tmp}"
+    mkdir -p "$base"
+    WORK=$(mktemp -d "$base/toolcage-e2e-$1-XXXXXX")
+}
+
+# The pids of helpers a test started; killed (each by its id) with the work dir on exit.
+BACKGROUND=()
+cleanup() {
+    local pid
+    for pid in "${BACKGROUND[@]}"; do kill "$pid" 2>/dev/null || true; done
+    if [ -n "${WORK:-}" ]; then
+        if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+    fi
+}
+trap cleanup EXIT
+
+# hermes_payload COMMAND WORKDIR: a Hermes pre_tool_call for its terminal tool.
+hermes_payload() {
+    node -e '
+const [command, ws] = process.argv.slice(1);
+console.log(JSON.stringify({ hook_event_name: "pre_tool_call", tool_name: "terminal",
+  tool_input: { command, workdir: ws }, session_id: "s", cwd: ws, profile: "p" }));' "$1" "$2"
+}
+
+# hermes_rewrite POLICY COMMAND WORKDIR: asks the hook, insists on a modify answer carrying a
+# new command, and prints that command.
+hermes_rewrite() {
+    local policy="$1" command="$2" ws="$3" answer
+    answer=$(hermes_payload "$command" "$ws" | "$TOOLCAGE" hook --agent hermes --policy "$policy") \
+        || fail "toolcage hook exited $? for: $command"
+    node -e '
+const a = JSON.parse(process.argv[1]);
+const keys = Object.keys(a).sort().join(",");
+if (keys !== "action,args" || a.action !== "modify" || !a.args ||
+    Object.keys(a.args).join(",") !== "command" || typeof a.args.command !== "string") {
+  console.error("not a {\"action\":\"modify\",\"args\":{\"command\":...}} answer: " + process.argv[1]);
+  process.exit(1);
+}
+console.log(a.args.command);' "$answer" || fail "the hook did not cage: $command"
+}
+
+# run_as_agent WORKDIR HOME REWRITE: runs the rewrite with bash in WORKDIR, as the agent would.
+# Prints its output (stdout and stderr); its exit status is in RUN_RC.
+run_as_agent() {
+    local ws="$1" home="$2" rewrite="$3"
+    set +e
+    RUN_OUT=$(cd "$ws" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$home" LANG=C.UTF-8 \
+        bash -c "$rewrite" 2>&1)
+    RUN_RC=$?
+    set -e
+}
+
+# start_node_helper NAME SCRIPT: a node helper taking PORT_FILE LOG_FILE (WORK/NAME.port,
+# WORK/NAME.log); sets HELPER_PORT. Not in $(...): its pid must reach BACKGROUND.
+start_node_helper() {
+    local name="$1"
+    shift
+    node "$@" "$WORK/$name.port" "$WORK/$name.log" &
+    BACKGROUND+=($!)
+    for _ in $(seq 1 100); do [ -s "$WORK/$name.port" ] && break; sleep 0.1; done
+    [ -s "$WORK/$name.port" ] || fail "$name did not start"
+    HELPER_PORT=$(cat "$WORK/$name.port")
+}
