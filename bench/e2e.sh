@@ -3,14 +3,14 @@
 # through the hook's rewrite (toolcage run, plus the relay for npm), with hyperfine. Prints a
 # markdown table with the caged/bare ratio. Takes a minute or two.
 #
-#   bench/e2e.sh [build-dir]        (default: build-rel, a Release build with toolcage and
+#   bench/e2e.sh [build-dir]        (default: build, the Release build install.sh makes, with toolcage and
 #                                    toolcage-relay built)
 #
 # Needs hyperfine, git, make, cc; npm rows are left out when npm or its registry is missing.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(cd "${1:-$ROOT/build-rel}" && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 TOOLCAGE="$BUILD/toolcage"
 [ -x "$TOOLCAGE" ] && [ -x "$BUILD/toolcage-relay" ] \
     || { echo "e2e.sh: build toolcage and toolcage-relay in $BUILD first" >&2; exit 1; }
