@@ -17,6 +17,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/decision_log.h"
 #include "common/error.h"
 #include "common/git_config.h"
 
@@ -665,65 +666,6 @@ std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>&
 
 // ---- the report ------------------------------------------------------------------------------
 
-namespace {
-
-std::string now_iso8601() {
-    auto now = std::chrono::system_clock::now();
-    auto secs = std::chrono::system_clock::to_time_t(now);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-    char out[48];
-    std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
-    return out;
-}
-
-// The hook's decision log (hook/adapters/audit_log.cpp names it the same way): one file for
-// every decision and every tamper event.
-std::string log_path() {
-    if (const char* p = std::getenv("TOOLCAGE_LOG"); p && *p) return p;
-    if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x && x[0] == '/')
-        return std::string(x) + "/toolcage/decisions.jsonl";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/state/toolcage/decisions.jsonl";
-    return "";
-}
-
-std::string make_dirs(const std::string& dir) {
-    if (dir.empty()) return "";
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0) return "";
-    std::size_t slash = dir.rfind('/');
-    if (slash != std::string::npos && slash > 0) {
-        std::string err = make_dirs(dir.substr(0, slash));
-        if (!err.empty()) return err;
-    }
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return syscall_error("mkdir(\"" + dir + "\", 0700)", errno);
-    return "";
-}
-
-std::string append_lines(const std::vector<std::string>& lines) {
-    std::string path = log_path();
-    if (path.empty()) return "no decision log (set TOOLCAGE_LOG or HOME)";
-    std::size_t slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0) {
-        std::string err = make_dirs(path.substr(0, slash));
-        if (!err.empty()) return err;
-    }
-    Fd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
-    if (!fd.ok()) return syscall_error("open(\"" + path + "\", O_WRONLY|O_APPEND|O_CREAT)", errno);
-    for (const auto& line : lines) {
-        // One write() per line: concurrent writers never interleave.
-        ssize_t n = ::write(fd.get(), line.data(), line.size());
-        if (n < 0) return syscall_error("write(\"" + path + "\")", errno);
-        if (static_cast<std::size_t>(n) != line.size()) return path + ": short write";
-    }
-    return "";
-}
-
-}  // namespace
-
 std::string tamper_line(const TamperEvent& e, const TamperContext& ctx) {
     std::string command;
     for (const auto& a : ctx.argv) command += (command.empty() ? "" : " ") + a;
@@ -747,7 +689,7 @@ int report_tamper(const std::vector<TamperEvent>& events, int step_status, const
                  "toolcage run: the step changed files in %s that other programs obey or run "
                  "(cage.protected_paths); exit status %d (the step's own was %d)\n",
                  ctx.workspace.c_str(), kTamperExit, step_status);
-    std::string err = append_lines(lines);
+    std::string err = append_to_decision_log(lines);
     if (!err.empty()) std::fprintf(stderr, "toolcage run: warning: tamper events not logged: %s\n", err.c_str());
     return kTamperExit;
 }

@@ -1,0 +1,21 @@
+// The decision log, shared by the hook (a line per decision) and the cage (a line per tamper
+// event): where it is, and appending to it so that concurrent writers never interleave.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace toolcage {
+
+// $TOOLCAGE_LOG, else $XDG_STATE_HOME/toolcage/decisions.jsonl, else
+// ~/.local/state/toolcage/decisions.jsonl. Empty when none can be named.
+std::string decision_log_path();
+
+// UTC with milliseconds, e.g. 2026-11-29T21:40:00.123Z.
+std::string now_iso8601();
+
+// Appends each line (with its newline) in one write() of its own, creating the directories
+// (0700) and the file (0600). Returns "" or what failed: the call as written and the errno text.
+std::string append_to_decision_log(const std::vector<std::string>& lines);
+
+}  // namespace toolcage
