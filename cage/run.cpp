@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "cage/seccomp.h"
 #include "cage/workspace.h"
 #include "cage/workspace_guard.h"
+#include "common/decision_log.h"
 #include "common/error.h"
 
 extern char** environ;
@@ -316,6 +318,27 @@ int supervise_step(const RunOptions& opt, Step& step) {
     return exit_code_of(status);
 }
 
+// 7. One line in the decision log for the step: what ran, under which policy, with which
+//    network, and how it ended. A log that cannot be written warns; it changes nothing.
+void log_step(const RunOptions& opt, const Step& step, int status) {
+    std::string command;
+    for (const auto& a : opt.argv) command += (command.empty() ? "" : " ") + a;
+    if (command.size() > 4096) command.resize(4096);
+    nlohmann::json j = {{"time", now_iso8601()},
+                        {"event", "step"},
+                        {"tool", "run"},
+                        {"profile", step.policy.name},
+                        {"workspace", step.paths.workspace},
+                        {"network", step.network == NetworkMode::netns ? "netns" : "landlock"},
+                        {"relay", step.relay.relay.has_value()},
+                        {"landlock_abi", step.abi},
+                        {"status", status},
+                        {"command", command}};
+    std::string err = append_to_decision_log(
+        {j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"});
+    if (!err.empty()) say("warning: step not logged: " + err);
+}
+
 }  // namespace
 
 int run_caged(const RunOptions& opt) {
@@ -332,7 +355,9 @@ int run_caged(const RunOptions& opt) {
     build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy
     limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0)
     int status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
-    return check_protected_paths(opt, step, status);  // 6. protected paths put back, reported
+    status = check_protected_paths(opt, step, status);  // 6. protected paths put back, reported
+    log_step(opt, step, status);                        // 7. the step in the decision log
+    return status;
 }
 
 }  // namespace toolcage::cage

@@ -1,4 +1,5 @@
 // `toolcage run` and `toolcage doctor` through the built binary.
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -60,4 +61,30 @@ TEST_CASE("toolcage doctor --json reports the kernel and the policy right by rig
     Out text = shell(bin + " doctor --policy default --landlock-abi 3");
     CHECK(text.text.find("NOT ENFORCED (needs ABI 5)") != std::string::npos);
     CHECK(text.text.find("network (") != std::string::npos);
+}
+
+TEST_CASE("every caged step is one line in the decision log, naming its network mode",
+          "[cage][cli]") {
+    char dir[] = "/var/tmp/toolcage-steplog-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    const std::string d = dir;
+    for (const char* mode : {"landlock", "netns"}) {
+        std::string policy = d + "/" + mode + ".json";
+        std::FILE* f = std::fopen(policy.c_str(), "w");
+        REQUIRE(f);
+        std::fprintf(f, "{\"extends\": \"default\", \"cage\": {\"network\": \"%s\"}}", mode);
+        std::fclose(f);
+        std::string log = d + "/" + mode + ".jsonl";
+        Out o = shell("TOOLCAGE_LOG=" + log + " " + bin + " run --policy " + policy + " --workdir " + d +
+                      " -- /bin/sh -c 'exit 4'");
+        INFO(o.text);
+        CHECK(o.status == 4);
+        Out line = shell("cat " + log);
+        auto j = nlohmann::json::parse(line.text);
+        CHECK(j["event"] == "step");
+        CHECK(j["network"] == mode);
+        CHECK(j["status"] == 4);
+        CHECK(j["command"] == "/bin/sh -c exit 4");
+    }
+    shell("rm -rf " + d);
 }
