@@ -57,12 +57,13 @@ console.log(a.args.command);' "$answer" || fail "the hook did not cage: $command
 }
 
 # run_as_agent WORKDIR HOME REWRITE: runs the rewrite with bash in WORKDIR, as the agent would.
-# Prints its output (stdout and stderr); its exit status is in RUN_RC.
+# Prints its output (stdout and stderr); its exit status is in RUN_RC. The decision log (which
+# toolcage writes outside the cage) goes to WORK, so that $HOME shows only what the steps wrote.
 run_as_agent() {
     local ws="$1" home="$2" rewrite="$3"
     set +e
     RUN_OUT=$(cd "$ws" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$home" LANG=C.UTF-8 \
-        bash -c "$rewrite" 2>&1)
+        TOOLCAGE_LOG="$WORK/decisions.jsonl" bash -c "$rewrite" 2>&1)
     RUN_RC=$?
     set -e
 }
