@@ -1,5 +1,7 @@
 #include "cage/environment.h"
 
+#include <cctype>
+
 #include <array>
 #include <filesystem>
 #include <string_view>
@@ -88,10 +90,20 @@ void set_proxy_environment(Environment& env, const std::string& relay_url) {
     for (const char* k : {"no_proxy", "NO_PROXY"}) env[k] = "localhost,127.0.0.1,::1";
 }
 
+// The launcher's own proxy settings may carry an upstream proxy's credentials: whatever the
+// keep-list says, none of them reaches the step (the relay is its only way out).
+bool is_outer_proxy_variable(const std::string& name) {
+    std::string lower = name;
+    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower.ends_with("proxy") && lower != "no_proxy";
+}
+
 Environment build_environment(const Environment& outer, const EnvironmentSpec& spec) {
     Environment env;
     for (const auto& [k, v] : outer)
-        if (is_kept_variable(k, spec.env_keep) && !is_secret_reference(v)) env[k] = v;
+        if (is_kept_variable(k, spec.env_keep) && !is_secret_reference(v) &&
+            !is_outer_proxy_variable(k))
+            env[k] = v;
     for (const auto& [k, v] : spec.env_set)
         if (!is_secret_reference(v)) env[k] = v;
     env["PATH"] = filter_path(env.count("PATH") ? env["PATH"] : "", spec.execute);

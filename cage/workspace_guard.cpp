@@ -315,7 +315,7 @@ struct Restorer {
             Fd d(::openat(pfd, name.c_str(), kDirFlags));
             if (!d.ok() && (errno == EACCES || errno == EPERM)) {
                 // A directory the step made unreadable: it is ours to remove (same owner).
-                ::fchmodat(pfd, name.c_str(), 0700, 0);
+                ::fchmodat(pfd, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
                 d = Fd(::openat(pfd, name.c_str(), kDirFlags));
             }
             if (!d.ok()) return syscall_error("openat(\"" + name + "\", O_DIRECTORY|O_NOFOLLOW)", errno);
@@ -485,7 +485,7 @@ struct Restorer {
             case Kind::dir: {
                 Fd d(::openat(pfd, name.c_str(), kDirFlags));
                 if (!d.ok() && (errno == EACCES || errno == EPERM)) {
-                    ::fchmodat(pfd, name.c_str(), (want.st.st_mode & 07777) | 0700, 0);
+                    ::fchmodat(pfd, name.c_str(), (want.st.st_mode & 07777) | 0700, AT_SYMLINK_NOFOLLOW);
                     d = Fd(::openat(pfd, name.c_str(), kDirFlags));
                 }
                 if (!d.ok()) {

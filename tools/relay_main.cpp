@@ -1,6 +1,8 @@
 // toolcage-relay: the cage's only way out. A CONNECT-only proxy with a host allowlist.
 // Reads its options, then hands over to relay/relay.cpp, whose run_relay() tells the story.
 #include <CLI/CLI.hpp>
+#include <sys/prctl.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -8,6 +10,9 @@
 #include "relay/relay.h"
 
 int main(int argc, char** argv) {
+    // The relay holds the step's token and the upstream's credentials: no core dumps, and no
+    // same-user process may read its memory.
+    ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     toolcage::relay::RelayOptions opt;
     CLI::App app{"toolcage-relay: a CONNECT-only proxy with a host allowlist"};
     app.option_defaults()->always_capture_default();

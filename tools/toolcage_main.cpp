@@ -4,7 +4,10 @@
 #include <cstring>
 #include <exception>
 #include <iterator>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "tools/commands.h"
@@ -36,6 +39,16 @@ std::vector<Subcommand> register_subcommands(CLI::App& app, int argc, char** arg
     return subs;
 }
 
+// An agent that reads the hook's stdout must see a refusal even when the hook never ran (a
+// bad command line, an error that escaped): Hermes, as shipped, lets a call through when a
+// hook exits non-zero without output.
+void refuse_hook_call(int argc, char** argv, const std::string& why) {
+    if (argc > 1 && std::strcmp(argv[1], "hook") == 0) {
+        nlohmann::json answer = {{"action", "block"}, {"message", "toolcage: hook.error: " + why}};
+        std::printf("%s\n", answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,6 +61,7 @@ int main(int argc, char** argv) {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
             int rc = app.exit(e);
+            if (rc != 0) refuse_hook_call(argc, argv, "bad command line: " + std::string(e.what()));
             return rc == 0 ? 0 : kExitBlock;
         }
         for (auto& s : subs)
@@ -56,10 +70,13 @@ int main(int argc, char** argv) {
         return kExitBlock;
     } catch (const toolcage::Error& e) {
         std::fprintf(stderr, "toolcage: %s\n", e.what());
+        refuse_hook_call(argc, argv, e.what());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "toolcage: internal error: %s\n", e.what());
+        refuse_hook_call(argc, argv, std::string("internal error: ") + e.what());
     } catch (...) {
         std::fprintf(stderr, "toolcage: internal error\n");
+        refuse_hook_call(argc, argv, "internal error");
     }
     return kExitBlock;
 }

@@ -55,3 +55,26 @@ TEST_CASE("the environment is rebuilt from scratch", "[cage][env]") {
     CHECK(env["NO_PROXY"] == "localhost,127.0.0.1,::1");
     CHECK(env["no_proxy"] == "localhost,127.0.0.1,::1");
 }
+
+TEST_CASE("the launcher's proxy settings never reach the step, whatever env_keep says",
+          "[cage][env]") {
+    Environment outer = {{"PATH", "/usr/bin"},
+                         {"https_proxy", "http://user:secret@proxy:3128"},
+                         {"ALL_PROXY", "socks5://user:secret@proxy:1080"},
+                         {"npm_config_https_proxy", "http://user:secret@proxy:3128"},
+                         {"no_proxy", "internal"},
+                         {"KEEP", "1"}};
+    EnvironmentSpec spec;
+    spec.env_keep = {"*"};
+    spec.execute = {"/usr"};
+    Environment env = build_environment(outer, spec);
+    CHECK(env.count("https_proxy") == 0);
+    CHECK(env.count("ALL_PROXY") == 0);
+    CHECK(env.count("npm_config_https_proxy") == 0);
+    CHECK(env["no_proxy"] == "internal");
+    CHECK(env["KEEP"] == "1");
+    spec.relay_url = "http://toolcage:t@127.0.0.1:4444";
+    env = build_environment(outer, spec);
+    CHECK(env["https_proxy"] == "http://toolcage:t@127.0.0.1:4444");
+    CHECK(env.count("ALL_PROXY") == 0);
+}

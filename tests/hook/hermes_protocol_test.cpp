@@ -271,3 +271,15 @@ TEST_CASE("hermes: a log that cannot be written warns and changes nothing", "[he
     f.hook(hermes_terminal("ls", f.ws));
     CHECK_FALSE(read_file(f.root / "state/toolcage/decisions.jsonl").empty());
 }
+
+TEST_CASE("hermes: a hook command line that cannot be read still answers with a block",
+          "[hermes]") {
+    HookFixture f;
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"hook", "--agent"}, std::vector<std::string>{"hook", "--no-such-flag"}}) {
+        auto r = run_binary(TOOLCAGE_BIN, args, hermes_terminal("ls", f.ws).dump(), {{"HOME", "/nonexistent"}});
+        INFO(r.out << r.err);
+        require_block(r);
+        CHECK(parse_out(r)["message"].get<std::string>().find("bad command line") != std::string::npos);
+    }
+}
