@@ -74,10 +74,7 @@ ToolCall parse_hermes(const json& payload, const HookEnv& env) {
     ToolCall c;
     c.agent = Agent::hermes;
     c.tool = require_string(payload, "", "tool_name");
-    const json& input = require_field(payload, "", "tool_input");
-    if (!input.is_object())
-        throw PayloadError(std::string("payload /tool_input: expected an object, got ") +
-                           input.type_name());
+    const json& input = require_object(payload, "", "tool_input");
     c.input = input;
     c.session = optional_string(payload, "", "session_id");
     c.profile = optional_string(payload, "", "profile");

@@ -30,10 +30,7 @@ ToolCall parse_openclaw(const json& payload, const HookEnv& env) {
     ToolCall c;
     c.agent = Agent::openclaw;
     c.tool = require_string(payload, "", "toolName");
-    const json& params = require_field(payload, "", "params");
-    if (!params.is_object())
-        throw PayloadError(std::string("payload /params: expected an object, got ") +
-                           params.type_name());
+    const json& params = require_object(payload, "", "params");
     c.input = params;
     c.session = optional_string(payload, "", "sessionId");
     c.profile = optional_string(payload, "", "agentId");

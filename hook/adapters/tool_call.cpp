@@ -43,6 +43,14 @@ std::string require_string(const json& obj, const std::string& where, const char
     return v.get<std::string>();
 }
 
+const json& require_object(const json& obj, const std::string& where, const char* key) {
+    const json& v = require_field(obj, where, key);
+    if (!v.is_object())
+        throw PayloadError("payload " + where + "/" + key + ": expected an object, got " +
+                           type_name(v));
+    return v;
+}
+
 std::string optional_string(const json& obj, const std::string& where, const char* key) {
     if (!obj.is_object()) return {};
     auto it = obj.find(key);

@@ -52,6 +52,8 @@ public:
 const nlohmann::json& require_field(const nlohmann::json& obj, const std::string& where,
                                     const char* key);
 std::string require_string(const nlohmann::json& obj, const std::string& where, const char* key);
+const nlohmann::json& require_object(const nlohmann::json& obj, const std::string& where,
+                                     const char* key);
 // Empty when absent or null; throws when present with another type.
 std::string optional_string(const nlohmann::json& obj, const std::string& where, const char* key);
 

@@ -209,6 +209,9 @@ TEST_CASE("hermes: malformed, oversized and incomplete payloads fail closed", "[
     json no_input = hermes_terminal("ls", f.ws);
     no_input.erase("tool_input");
     require_failure(f.hook(no_input), "/tool_input");
+    json scalar_input = hermes_terminal("ls", f.ws);
+    scalar_input["tool_input"] = "ls";
+    require_failure(f.hook(scalar_input), "/tool_input: expected an object");
     json other_event = hermes_terminal("ls", f.ws);
     other_event["hook_event_name"] = "pre_llm_call";
     require_failure(f.hook(other_event, {"--agent", "hermes"}), "pre_tool_call");
