@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -267,25 +268,23 @@ private:
 using Handler = void (*)(Analyzer&, Call&);
 // The handler for a program name, or nullptr when the program is unknown.
 Handler find_handler(std::string_view name);
-// Every rule id the tables can report (for builtin_rule_ids()).
-void table_rule_ids(std::vector<std::string>& out);
-
-// Registries that exec.cpp merges into one lookup table.
+// Registries that find_handler() searches: each sorted by name at compile time.
 struct ProgramEntry {
     std::string_view name;
     Handler handler;
 };
-std::vector<ProgramEntry> readonly_programs();
-std::vector<ProgramEntry> wrapper_programs();
-std::vector<ProgramEntry> builtin_programs();
-std::vector<ProgramEntry> shell_programs();
-std::vector<ProgramEntry> git_programs();
-std::vector<ProgramEntry> file_programs();
-std::vector<ProgramEntry> delete_programs();
-std::vector<ProgramEntry> system_programs();
-std::vector<ProgramEntry> interpreter_programs();
-std::vector<ProgramEntry> sql_programs();
-std::vector<ProgramEntry> build_programs();
+std::span<const ProgramEntry> wrapper_programs();
+std::span<const ProgramEntry> builtin_programs();
+std::span<const ProgramEntry> shell_programs();
+std::span<const ProgramEntry> git_programs();
+std::span<const ProgramEntry> file_programs();
+std::span<const ProgramEntry> delete_programs();
+std::span<const ProgramEntry> system_programs();
+std::span<const ProgramEntry> interpreter_programs();
+std::span<const ProgramEntry> sql_programs();
+std::span<const ProgramEntry> build_programs();
+// The read-only table has its own entries (a check and flags per program).
+Handler readonly_handler(std::string_view name);
 void readonly_rule_ids(std::vector<std::string>& out);
 
 // The generic answers a handler falls back on.

@@ -3,10 +3,10 @@
 // then the program's table entry. Unknown programs are caged, never allowed.
 #include <algorithm>
 #include <cctype>
-#include <unordered_map>
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -17,45 +17,69 @@ namespace {
 // start-up files, interpreter options, git's and the config directories. Others (LANG, TZ,
 // DEBUG=1, …) only change behaviour the program already has.
 bool harmless_env(std::string_view name) {
-    static const std::string_view kExact[] = {"BASH_ENV", "ENV", "IFS", "PS4", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND",
-                                              "PYTHONSTARTUP", "PYTHONHOME", "PYTHONINSPECT", "HOME", "ZDOTDIR",
-                                              "INPUTRC", "LESSKEY", "TERMINFO", "MAKEFLAGS", "MFLAGS", "SHELL",
-                                              "CC", "CXX", "LD", "CPP", "PKG_CONFIG", "BROWSER"};
-    static const std::string_view kPrefix[] = {"LD_", "DYLD_", "GIT_", "XDG_", "NPM_CONFIG", "npm_config", "PIP_",
-                                               "CARGO_", "RUSTC", "GOFLAGS", "DOCKER_", "KUBECONFIG", "SSH_", "GNUPG",
-                                               "PERL", "RUBY", "NODE_", "JAVA_", "_JAVA", "BUNDLE_", "GEM_", "CONDA"};
+    static const std::string_view kExact[] = {"BASH_ENV",
+                                              "ENV",
+                                              "IFS",
+                                              "PS4",
+                                              "SHELLOPTS",
+                                              "BASHOPTS",
+                                              "PROMPT_COMMAND",
+                                              "PYTHONSTARTUP",
+                                              "PYTHONHOME",
+                                              "PYTHONINSPECT",
+                                              "HOME",
+                                              "ZDOTDIR",
+                                              "INPUTRC",
+                                              "LESSKEY",
+                                              "TERMINFO",
+                                              "MAKEFLAGS",
+                                              "MFLAGS",
+                                              "SHELL",
+                                              "CC",
+                                              "CXX",
+                                              "LD",
+                                              "CPP",
+                                              "PKG_CONFIG",
+                                              "BROWSER"};
+    static const std::string_view kPrefix[] = {
+        "LD_",   "DYLD_",   "GIT_",    "XDG_",       "NPM_CONFIG", "npm_config", "PIP_", "CARGO_",
+        "RUSTC", "GOFLAGS", "DOCKER_", "KUBECONFIG", "SSH_",       "GNUPG",      "PERL", "RUBY",
+        "NODE_", "JAVA_",   "_JAVA",   "BUNDLE_",    "GEM_",       "CONDA"};
     for (std::string_view e : kExact) {
         if (name == e) return false;
     }
     for (std::string_view p : kPrefix) {
         if (name.substr(0, p.size()) == p) return name == "NODE_ENV";
     }
-    if (name.find("PATH") != std::string_view::npos || name.find("LIB") != std::string_view::npos) return false;
-    if (name.size() >= 4 && (name.substr(name.size() - 4) == "OPTS" || name.substr(name.size() - 3) == "OPT")) return false;
+    if (name.find("PATH") != std::string_view::npos || name.find("LIB") != std::string_view::npos)
+        return false;
+    if (name.size() >= 4 &&
+        (name.substr(name.size() - 4) == "OPTS" || name.substr(name.size() - 3) == "OPT"))
+        return false;
     if (name.size() >= 7 && name.substr(name.size() - 7) == "OPTIONS") return false;
     return true;
 }
 
 bool system_bin_dir(std::string_view dir) {
-    return dir == "/bin" || dir == "/usr/bin" || dir == "/sbin" || dir == "/usr/sbin" || dir == "/usr/local/bin" ||
-           dir == "/usr/local/sbin";
+    return dir == "/bin" || dir == "/usr/bin" || dir == "/sbin" || dir == "/usr/sbin" ||
+           dir == "/usr/local/bin" || dir == "/usr/local/sbin";
 }
 
-const std::unordered_map<std::string_view, Handler>& table() {
-    static const std::unordered_map<std::string_view, Handler> t = [] {
-        std::unordered_map<std::string_view, Handler> m;
-        for (auto* reg : {&builtin_programs, &readonly_programs, &wrapper_programs, &shell_programs, &git_programs,
-                          &file_programs, &delete_programs, &system_programs, &interpreter_programs, &sql_programs, &build_programs}) {
-            for (const ProgramEntry& e : (*reg)()) m[e.name] = e.handler;
-        }
-        return m;
-    }();
-    return t;
+// No name is in two registries (a test checks it), so their order does not matter.
+Handler lookup(std::string_view name) {
+    if (Handler h = readonly_handler(name)) return h;
+    for (auto* registry : {&builtin_programs, &wrapper_programs, &shell_programs, &git_programs,
+                           &file_programs, &delete_programs, &system_programs,
+                           &interpreter_programs, &sql_programs, &build_programs}) {
+        if (const ProgramEntry* e = find_by_name((*registry)(), name)) return e->handler;
+    }
+    return nullptr;
 }
 
 // python3.11 -> python3 -> python; gcc-12 -> gcc; mkfs.ext4 -> mkfs.
 std::string_view base_name_variant(std::string_view n) {
-    while (!n.empty() && (std::isdigit(static_cast<unsigned char>(n.back())) || n.back() == '.' || n.back() == '-')) {
+    while (!n.empty() && (std::isdigit(static_cast<unsigned char>(n.back())) || n.back() == '.' ||
+                          n.back() == '-')) {
         n.remove_suffix(1);
     }
     return n;
@@ -64,15 +88,10 @@ std::string_view base_name_variant(std::string_view n) {
 }  // namespace
 
 Handler find_handler(std::string_view name) {
-    const auto& t = table();
-    auto it = t.find(name);
-    if (it != t.end()) return it->second;
-    if (name.substr(0, 5) == "mkfs.") return t.at("mkfs");
+    if (Handler h = lookup(name)) return h;
+    if (name.substr(0, 5) == "mkfs.") return lookup("mkfs");
     std::string_view b = base_name_variant(name);
-    if (b != name && !b.empty()) {
-        it = t.find(b);
-        if (it != t.end()) return it->second;
-    }
+    if (b != name && !b.empty()) return lookup(b);
     return nullptr;
 }
 
@@ -85,11 +104,27 @@ void handle_runs_code(Analyzer& a, Call& c, std::string_view rule, std::string_v
 }
 
 void Analyzer::check_env(const std::vector<std::pair<std::string, Value>>& env, Scope& scope) {
-    static const std::string_view kCommands[] = {"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-                                                 "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
-                                                 "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER", "SUDO_ASKPASS",
-                                                 "SSH_ASKPASS", "GIT_ASKPASS", "PROMPT_COMMAND", "SYSTEMD_PAGER",
-                                                 "RSYNC_RSH", "FCEDIT"};
+    static const std::string_view kCommands[] = {"PAGER",
+                                                 "GIT_PAGER",
+                                                 "MANPAGER",
+                                                 "EDITOR",
+                                                 "VISUAL",
+                                                 "GIT_EDITOR",
+                                                 "GIT_SEQUENCE_EDITOR",
+                                                 "GIT_SSH_COMMAND",
+                                                 "GIT_SSH",
+                                                 "GIT_EXTERNAL_DIFF",
+                                                 "GIT_PROXY_COMMAND",
+                                                 "LESSOPEN",
+                                                 "LESSCLOSE",
+                                                 "BROWSER",
+                                                 "SUDO_ASKPASS",
+                                                 "SSH_ASKPASS",
+                                                 "GIT_ASKPASS",
+                                                 "PROMPT_COMMAND",
+                                                 "SYSTEMD_PAGER",
+                                                 "RSYNC_RSH",
+                                                 "FCEDIT"};
     for (const auto& [name, value] : env) {
         if (std::find(std::begin(kCommands), std::end(kCommands), name) != std::end(kCommands)) {
             Value code = value;
@@ -103,7 +138,8 @@ void Analyzer::check_env(const std::vector<std::pair<std::string, Value>>& env, 
             continue;
         }
         if (!harmless_env(name)) {
-            hit(Decision::cage, "env.code-variable", "setting " + name + " for a program can change what it loads or runs");
+            hit(Decision::cage, "env.code-variable",
+                "setting " + name + " for a program can change what it loads or runs");
         }
     }
 }
@@ -116,7 +152,8 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
     }
     Call call = std::move(proto);
     Value cmd = std::move(argv[0]);
-    call.args.assign(std::make_move_iterator(argv.begin() + 1), std::make_move_iterator(argv.end()));
+    call.args.assign(std::make_move_iterator(argv.begin() + 1),
+                     std::make_move_iterator(argv.end()));
     call.out = Stream::unknown_data();
     Scope& scope = *call.scope;
     check_env(call.env, scope);
@@ -153,12 +190,14 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
         }
     } else {
         std::string dir = name.substr(0, name.rfind('/'));
-        std::string norm = dir.empty() ? "/" : (dir[0] == '/' ? normalize_path(dir) : std::string());
+        std::string norm =
+            dir.empty() ? "/" : (dir[0] == '/' ? normalize_path(dir) : std::string());
         std::string shown = name;
         name = std::string(basename_of(name));
         if (!system_bin_dir(norm)) {
             hit(Decision::cage, "path.untrusted-program",
-                "`" + shown + "` is a file named by path, not the system's " + name + "; it runs in the cage");
+                "`" + shown + "` is a file named by path, not the system's " + name +
+                    "; it runs in the cage");
             if (!refuse_tainted_script(Value::literal(shown), scope, "running a file by path")) {
                 call.name = name;
                 if (run_known_script(Value::literal(shown), call, "shell")) return call.out;
@@ -175,7 +214,8 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
     }
     check_framework_db(call);
     if (call.elevated) {
-        hit(Decision::cage, "sudo.elevated", "`" + call.via + name + "` runs with elevated privileges");
+        hit(Decision::cage, "sudo.elevated",
+            "`" + call.via + name + "` runs with elevated privileges");
     }
     apply_extra_rules(call);
     return call.out;
@@ -206,26 +246,31 @@ void Analyzer::probe_unknown_wrapper(Call& call) {
     --probing;
     if (got == Decision::deny) {
         hit(Decision::deny, "unknown.wrapper-destructive",
-            "`" + call.name + "` may run its arguments, and `" + join_plain(call.args, i) + "` would be destructive");
+            "`" + call.name + "` may run its arguments, and `" + join_plain(call.args, i) +
+                "` would be destructive");
     }
 }
 
 // Framework commands that drop or reset a whole database (rails db:drop, prisma migrate reset,
 // php artisan migrate:fresh, manage.py flush): the data is gone.
 void Analyzer::check_framework_db(const Call& call) {
-    static const std::string_view kTasks[] = {"db:drop", "db:reset", "db:purge", "db:schema:load", "migrate:fresh",
-                                              "migrate:reset", "schema:drop", "--force-reset", "db:drop:all",
-                                              "reset_db", "db:seed:replant"};
+    static const std::string_view kTasks[] = {"db:drop",        "db:reset",       "db:purge",
+                                              "db:schema:load", "migrate:fresh",  "migrate:reset",
+                                              "schema:drop",    "--force-reset",  "db:drop:all",
+                                              "reset_db",       "db:seed:replant"};
     bool manage = false, prisma = call.name == "prisma";
     for (size_t i = 0; i < call.args.size(); ++i) {
         const std::string& t = call.args[i].text;
         if (std::find(std::begin(kTasks), std::end(kTasks), t) != std::end(kTasks)) {
-            hit(Decision::deny, "db.destroy", "`" + call.name + " " + t + "` drops or resets the whole database");
+            hit(Decision::deny, "db.destroy",
+                "`" + call.name + " " + t + "` drops or resets the whole database");
             return;
         }
-        if (t == "manage.py" || basename_of(t) == "manage.py" || call.name == "django-admin") manage = true;
+        if (t == "manage.py" || basename_of(t) == "manage.py" || call.name == "django-admin")
+            manage = true;
         if (manage && (t == "flush" || t == "sqlflush")) {
-            hit(Decision::deny, "db.destroy", "`manage.py flush` deletes every row of the database");
+            hit(Decision::deny, "db.destroy",
+                "`manage.py flush` deletes every row of the database");
             return;
         }
         if (prisma && t == "reset" && i > 0 && call.args[i - 1].text == "migrate") {
@@ -238,11 +283,13 @@ void Analyzer::check_framework_db(const Call& call) {
 void Analyzer::dynamic_program(const Value& cmd, Call& call) {
     call.name = cmd.shown();
     if (cmd.taint == Taint::remote) {
-        hit(Decision::deny, "pipe.remote-to-shell", "the program to run comes from the network (`" + cmd.shown() + "`)");
+        hit(Decision::deny, "pipe.remote-to-shell",
+            "the program to run comes from the network (`" + cmd.shown() + "`)");
         return;
     }
     // What would the arguments do if the name turned out to be rm, git or dd?
-    static const std::string_view kProbes[] = {"rm", "git", "dd", "chmod", "mkfs", "shred", "find", "sh"};
+    static const std::string_view kProbes[] = {"rm",   "git",   "dd",   "chmod",
+                                               "mkfs", "shred", "find", "sh"};
     Decision worst = Decision::allow;
     std::string as;
     for (std::string_view p : kProbes) {
@@ -250,13 +297,16 @@ void Analyzer::dynamic_program(const Value& cmd, Call& call) {
         for (const Value& a : call.args) {
             const std::string& t = a.text;
             if (p == "rm" || p == "shred" || p == "chmod") {
-                if (is_flag(a) && t[1] != '-' && t.find_first_of("rRf") != std::string::npos) plausible = true;
-                if (t == "--recursive" || t == "--force" || t == "--no-preserve-root") plausible = true;
+                if (is_flag(a) && t[1] != '-' && t.find_first_of("rRf") != std::string::npos)
+                    plausible = true;
+                if (t == "--recursive" || t == "--force" || t == "--no-preserve-root")
+                    plausible = true;
             } else if (p == "git") {
-                plausible = !call.args.empty() && (call.args[0].text == "reset" || call.args[0].text == "clean" ||
-                                                   call.args[0].text == "push" || call.args[0].text == "checkout" ||
-                                                   call.args[0].text == "branch" || call.args[0].text == "stash" ||
-                                                   call.args[0].text == "restore" || call.args[0].text == "reflog");
+                plausible = !call.args.empty() &&
+                            (call.args[0].text == "reset" || call.args[0].text == "clean" ||
+                             call.args[0].text == "push" || call.args[0].text == "checkout" ||
+                             call.args[0].text == "branch" || call.args[0].text == "stash" ||
+                             call.args[0].text == "restore" || call.args[0].text == "reflog");
             } else if (p == "dd") {
                 if (t.rfind("of=", 0) == 0) plausible = true;
             } else if (p == "mkfs") {
@@ -285,12 +335,13 @@ void Analyzer::dynamic_program(const Value& cmd, Call& call) {
     }
     if (worst == Decision::deny || worst == Decision::ask) {
         hit(worst, "unknown.program-destructive",
-            "the program name is only known at run time (`" + cmd.shown() + "`) and with these arguments `" + as +
-                "` would be destructive");
+            "the program name is only known at run time (`" + cmd.shown() +
+                "`) and with these arguments `" + as + "` would be destructive");
         return;
     }
     if (cmd.taint == Taint::decoded) {
-        hit(Decision::deny, "pipe.decoded-to-shell", "the program to run is decoded at run time (`" + cmd.shown() + "`)");
+        hit(Decision::deny, "pipe.decoded-to-shell",
+            "the program to run is decoded at run time (`" + cmd.shown() + "`)");
         return;
     }
     hit(Decision::cage, "unknown.dynamic-program",

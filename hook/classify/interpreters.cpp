@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -11,21 +12,22 @@ namespace toolcage::classify::detail {
 namespace {
 
 struct Invocation {
-    std::vector<Value> code;   // -c / -e / -r texts
-    bool stdin_code = false;   // `-` or no script: the program comes from stdin
+    std::vector<Value> code;  // -c / -e / -r texts
+    bool stdin_code = false;  // `-` or no script: the program comes from stdin
     const Value* script = nullptr;
-    std::string module;        // python -m
-    size_t module_at = 0;      // index of the module's first argument
-    bool in_place = false;     // perl/ruby -i
-    size_t rest = 0;           // index after the script / code
+    std::string module;     // python -m
+    size_t module_at = 0;   // index of the module's first argument
+    bool in_place = false;  // perl/ruby -i
+    size_t rest = 0;        // index after the script / code
     bool version = false;
 };
 
 // Short options: `code_letters` take the program text (attached or next), `arg_letters` take a
 // value (attached or next); a bundle may mix flags (python -uc, perl -lne).
 Invocation parse_interp(const Call& c, std::string_view code_letters, std::string_view arg_letters,
-                        std::initializer_list<std::string_view> long_code, std::initializer_list<std::string_view> long_arg,
-                        char module_letter, char inplace_letter) {
+                        std::initializer_list<std::string_view> long_code,
+                        std::initializer_list<std::string_view> long_arg, char module_letter,
+                        char inplace_letter) {
     Invocation inv;
     size_t i = 0;
     for (; i < c.argc(); ++i) {
@@ -41,7 +43,8 @@ Invocation parse_interp(const Call& c, std::string_view code_letters, std::strin
             ++i;
             break;
         }
-        if (t == "--version" || t == "-V" || t == "--help" || t == "-h" || t == "-v" || t == "-version") {
+        if (t == "--version" || t == "-V" || t == "--help" || t == "-h" || t == "-v" ||
+            t == "-version") {
             if (c.argc() == 1) inv.version = true;
             if (t != "-v") continue;
         }
@@ -55,7 +58,8 @@ Invocation parse_interp(const Call& c, std::string_view code_letters, std::strin
                 } else {
                     inv.code.push_back(Value::literal(val));
                 }
-            } else if (std::find(long_arg.begin(), long_arg.end(), name) != long_arg.end() && !inline_val) {
+            } else if (std::find(long_arg.begin(), long_arg.end(), name) != long_arg.end() &&
+                       !inline_val) {
                 ++i;
             }
             continue;
@@ -111,7 +115,8 @@ void run_invocation(Analyzer& a, Call& c, const Invocation& inv, std::string_vie
     }
     if (inv.in_place) {
         for (size_t k = inv.rest; k < c.argc(); ++k) {
-            if (!is_flag(c.args[k])) a.check_write(c.args[k], WriteMode::replace, c.name + " -i", *c.scope);
+            if (!is_flag(c.args[k]))
+                a.check_write(c.args[k], WriteMode::replace, c.name + " -i", *c.scope);
         }
     }
     if (!inv.code.empty()) {
@@ -144,11 +149,14 @@ void run_invocation(Analyzer& a, Call& c, const Invocation& inv, std::string_vie
 void python_program(Analyzer& a, Call& c) {
     Invocation inv = parse_interp(c, "c", "WX", {}, {"--check-hash-based-pycs"}, 'm', 0);
     if (!inv.module.empty()) {
-        std::vector<Value> rest(c.args.begin() + static_cast<long>(std::min(inv.module_at, c.argc())), c.args.end());
-        static const std::string_view kRunners[] = {"pip", "twine", "pytest", "black", "mypy", "flake8", "pylint", "ruff",
-                                                    "poetry", "pdm", "hatch", "flit", "uv", "tox", "nox", "build"};
+        std::vector<Value> rest(
+            c.args.begin() + static_cast<long>(std::min(inv.module_at, c.argc())), c.args.end());
+        static const std::string_view kRunners[] = {
+            "pip",    "twine", "pytest", "black", "mypy", "flake8", "pylint", "ruff",
+            "poetry", "pdm",   "hatch",  "flit",  "uv",   "tox",    "nox",    "build"};
         std::string mod = inv.module;
-        if (mod == "pip" || std::find(std::begin(kRunners), std::end(kRunners), mod) != std::end(kRunners)) {
+        if (mod == "pip" ||
+            std::find(std::begin(kRunners), std::end(kRunners), mod) != std::end(kRunners)) {
             // python -m twine upload … is the same program as twine upload.
             Call proto;
             proto.scope = c.scope;
@@ -163,7 +171,8 @@ void python_program(Analyzer& a, Call& c) {
             c.out = a.exec_argv(std::move(argv), proto);
             return;
         }
-        if (mod == "json.tool" || mod == "this" || mod == "site" || mod == "sysconfig" || mod == "platform") {
+        if (mod == "json.tool" || mod == "this" || mod == "site" || mod == "sysconfig" ||
+            mod == "platform") {
             a.hit(Decision::cage, "interp.module", "`python -m " + mod + "` runs a module");
             return;
         }
@@ -174,7 +183,8 @@ void python_program(Analyzer& a, Call& c) {
 }
 
 void node_program(Analyzer& a, Call& c) {
-    Invocation inv = parse_interp(c, "ep", "r", {"--eval", "--print"}, {"--require", "--import", "--loader", "--input-type"}, 0, 0);
+    Invocation inv = parse_interp(c, "ep", "r", {"--eval", "--print"},
+                                  {"--require", "--import", "--loader", "--input-type"}, 0, 0);
     run_invocation(a, c, inv, "node");
 }
 
@@ -226,8 +236,10 @@ void ruby_program(Analyzer& a, Call& c) {
 
 void php_program(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
-        if (v.text == "-l" || v.text == "--syntax-check" || v.text == "-m" || v.text == "-i" || v.text == "--info") {
-            a.hit(Decision::allow, "readonly.version", "`php " + v.text + "` only checks or prints information");
+        if (v.text == "-l" || v.text == "--syntax-check" || v.text == "-m" || v.text == "-i" ||
+            v.text == "--info") {
+            a.hit(Decision::allow, "readonly.version",
+                  "`php " + v.text + "` only checks or prints information");
             return;
         }
         if (v.text == "-S") {
@@ -235,7 +247,8 @@ void php_program(Analyzer& a, Call& c) {
             return;
         }
     }
-    Invocation inv = parse_interp(c, "rBRE", "dcftSz", {"--run", "--process-begin", "--process-code", "--process-end"},
+    Invocation inv = parse_interp(c, "rBRE", "dcftSz",
+                                  {"--run", "--process-begin", "--process-code", "--process-end"},
                                   {"--define", "--php-ini", "--file"}, 0, 0);
     run_invocation(a, c, inv, "php");
 }
@@ -252,12 +265,27 @@ void rscript_program(Analyzer& a, Call& c) {
 
 }  // namespace
 
-std::vector<ProgramEntry> interpreter_programs() {
-    return {{"python", python_program}, {"python3", python_program}, {"python2", python_program},
-            {"pypy", python_program},   {"pypy3", python_program},   {"node", node_program},
-            {"nodejs", node_program},   {"deno", deno_program},      {"bun", bun_program},
-            {"perl", perl_program},     {"ruby", ruby_program},      {"php", php_program},
-            {"lua", lua_program},       {"luajit", lua_program},     {"Rscript", rscript_program}};
+namespace {
+constexpr auto kInterpreterPrograms =
+    sorted_by_name(std::to_array<ProgramEntry>({{"python", python_program},
+                                                {"python3", python_program},
+                                                {"python2", python_program},
+                                                {"pypy", python_program},
+                                                {"pypy3", python_program},
+                                                {"node", node_program},
+                                                {"nodejs", node_program},
+                                                {"deno", deno_program},
+                                                {"bun", bun_program},
+                                                {"perl", perl_program},
+                                                {"ruby", ruby_program},
+                                                {"php", php_program},
+                                                {"lua", lua_program},
+                                                {"luajit", lua_program},
+                                                {"Rscript", rscript_program}}));
+}  // namespace
+
+std::span<const ProgramEntry> interpreter_programs() {
+    return kInterpreterPrograms;
 }
 
 }  // namespace toolcage::classify::detail

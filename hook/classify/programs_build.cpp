@@ -3,148 +3,156 @@
 // (a published version cannot be taken back); version and listing queries are allowed; `npx`,
 // `npm exec` and friends run the named command, which is judged too.
 #include <algorithm>
-#include <unordered_map>
 
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
 
 namespace {
 
+// Word lists are space-separated, so that the table is constant data.
 struct Tool {
     std::string_view name;
-    std::vector<std::string_view> read;     // subcommands that only read
-    std::vector<std::string_view> publish;  // subcommands that publish (refused)
-    std::vector<std::string_view> exec;     // subcommands that run the command after them
-    std::string_view rule;                  // rule for everything else
+    std::string_view read;     // subcommands that only read
+    std::string_view publish;  // subcommands that publish (refused)
+    std::string_view exec;     // subcommands that run the command after them
+    std::string_view rule;     // rule for everything else
 };
 
-const std::vector<Tool>& tools() {
-    static const std::vector<Tool> t = {
-        {"npm", {"ls", "list", "ll", "la", "view", "info", "show", "v", "outdated", "search", "help", "root", "prefix",
-                 "bin", "whoami", "ping", "explain", "why", "fund", "audit", "version", "-v", "--version", "config", "doctor", "query"},
-         {"publish", "unpublish"}, {"exec", "x"}, "pkg.run"},
-        {"yarn", {"info", "list", "why", "--version", "-v", "version", "config", "help", "outdated", "audit"},
-         {"publish", "npm"}, {"dlx", "exec"}, "pkg.run"},
-        {"pnpm", {"ls", "list", "why", "outdated", "--version", "-v", "view", "info", "help", "audit", "root", "config"},
-         {"publish"}, {"dlx", "exec"}, "pkg.run"},
-        {"cargo", {"--version", "-V", "version", "search", "help", "locate-project", "pkgid", "verify-project", "read-manifest"},
-         {"publish"}, {}, "build.run"},
-        {"pip", {"list", "show", "freeze", "check", "--version", "-V", "help", "debug", "inspect", "search", "index"},
-         {}, {}, "pkg.install"},
-        {"pipx", {"list", "--version", "environment"}, {}, {"run"}, "pkg.install"},
-        {"uv", {"--version", "version", "tree", "help"}, {"publish"}, {"run", "tool"}, "pkg.install"},
-        {"uvx", {"--version"}, {}, {}, "pkg.exec"},
-        {"poetry", {"--version", "show", "check", "env", "config", "search", "about", "version"}, {"publish"}, {"run"}, "pkg.install"},
-        {"pdm", {"--version", "list", "show", "info", "config"}, {"publish"}, {"run"}, "pkg.install"},
-        {"hatch", {"--version", "version", "status", "env"}, {"publish"}, {"run"}, "pkg.install"},
-        {"flit", {"--version"}, {"publish"}, {}, "pkg.install"},
-        {"twine", {"--version", "check"}, {"upload", "register"}, {}, "pkg.install"},
-        {"gem", {"list", "info", "search", "env", "--version", "-v", "help", "specification", "contents", "query", "which"},
-         {"push", "yank", "owner"}, {}, "pkg.install"},
-        {"bundle", {"list", "show", "info", "--version", "-v", "version", "outdated", "check", "config"}, {}, {"exec"}, "pkg.install"},
-        {"composer", {"show", "info", "--version", "-V", "outdated", "licenses", "diagnose", "config", "validate"}, {}, {"exec"}, "pkg.install"},
-        {"go", {"version", "env", "list", "doc", "help"}, {}, {}, "build.run"},
-        {"mvn", {"--version", "-v", "-version", "help:effective-pom", "dependency:tree"}, {"deploy", "release:perform"}, {}, "build.run"},
-        {"gradle", {"--version", "-v", "tasks", "dependencies", "projects", "properties", "help"},
-         {"publish", "publishToMavenCentral", "publishToSonatype", "publishPlugins", "uploadArchives"}, {}, "build.run"},
-        {"dotnet", {"--version", "--info", "--list-sdks", "--list-runtimes", "list"}, {"nuget"}, {}, "build.run"},
-        {"mix", {"--version", "help", "deps"}, {"hex.publish"}, {}, "build.run"},
-        {"stack", {"--version", "ls", "path", "query"}, {"upload"}, {"exec"}, "build.run"},
-        {"cabal", {"--version", "list", "info"}, {"upload"}, {"exec"}, "build.run"},
-        {"vsce", {"--version", "ls", "show"}, {"publish", "unpublish"}, {}, "pkg.run"},
-        {"ovsx", {"--version"}, {"publish"}, {}, "pkg.run"},
-        {"apt", {"list", "show", "search", "policy", "depends", "rdepends", "changelog", "--version", "help"}, {}, {}, "pkg.install"},
-        {"apt-get", {"--version", "check", "changelog", "--print-uris", "-s", "--simulate", "--dry-run"}, {}, {}, "pkg.install"},
-        {"apt-cache", {"search", "show", "policy", "depends", "rdepends", "showpkg", "madison", "pkgnames", "stats", "dump", "--version"},
-         {}, {}, "pkg.install"},
-        {"dpkg", {"-l", "--list", "-L", "--listfiles", "-S", "--search", "-s", "--status", "--get-selections", "-p",
-                  "--print-avail", "--print-architecture", "--version", "-c", "--contents", "-I", "--info"},
-         {}, {}, "pkg.install"},
-        {"dpkg-query", {"-l", "-L", "-S", "-s", "-W", "--show", "--list", "--version"}, {}, {}, "pkg.install"},
-        {"rpm", {"-q", "-qa", "-qi", "-ql", "-qf", "--query", "--version"}, {}, {}, "pkg.install"},
-        {"dnf", {"list", "info", "search", "repolist", "provides", "--version", "history"}, {}, {}, "pkg.install"},
-        {"yum", {"list", "info", "search", "repolist", "provides", "--version", "history"}, {}, {}, "pkg.install"},
-        {"zypper", {"search", "se", "info", "if", "lr", "repos", "--version"}, {}, {}, "pkg.install"},
-        {"pacman", {"-Q", "-Qi", "-Ql", "-Qs", "-Ss", "-Si", "--query", "-V", "--version"}, {}, {}, "pkg.install"},
-        {"apk", {"info", "search", "list", "policy", "--version"}, {}, {}, "pkg.install"},
-        {"brew", {"list", "ls", "info", "search", "--version", "config", "doctor", "outdated", "deps", "leaves", "home"}, {}, {}, "pkg.install"},
-        {"snap", {"list", "info", "find", "version", "services"}, {}, {"run"}, "pkg.install"},
-        {"flatpak", {"list", "info", "search", "--version", "remotes"}, {}, {"run"}, "pkg.install"},
-        {"conda", {"list", "info", "search", "--version", "-V", "config", "env"}, {}, {"run"}, "pkg.install"},
-        {"mamba", {"list", "info", "search", "--version", "env"}, {}, {"run"}, "pkg.install"},
-        {"micromamba", {"list", "info", "search", "--version", "env"}, {}, {"run"}, "pkg.install"},
-        {"nix", {"--version", "search", "show-config", "eval", "log", "path-info", "why-depends"}, {}, {"run", "shell", "develop"}, "pkg.install"},
-        {"make", {"--version", "-v"}, {}, {}, "build.run"},
-        {"gmake", {"--version", "-v"}, {}, {}, "build.run"},
-        {"cmake", {"--version", "--help", "-E"}, {}, {}, "build.run"},
-        {"ctest", {"--version"}, {}, {}, "build.run"},
-        {"ninja", {"--version", "-t"}, {}, {}, "build.run"},
-        {"meson", {"--version", "introspect"}, {}, {}, "build.run"},
-        {"bazel", {"version", "info", "query", "help"}, {}, {}, "build.run"},
-        {"bazelisk", {"version", "info", "query", "help"}, {}, {}, "build.run"},
-        {"ant", {"-version"}, {}, {}, "build.run"},
-        {"sbt", {"--version", "about"}, {}, {}, "build.run"},
-        {"rake", {"--version", "-T", "--tasks"}, {}, {}, "build.run"},
-        {"gcc", {"--version", "-v", "-dumpversion", "-dumpmachine", "--help"}, {}, {}, "build.run"},
-        {"g++", {"--version", "-v", "-dumpversion", "-dumpmachine", "--help"}, {}, {}, "build.run"},
-        {"cc", {"--version", "-v", "-dumpversion", "--help"}, {}, {}, "build.run"},
-        {"c++", {"--version", "-v", "-dumpversion", "--help"}, {}, {}, "build.run"},
-        {"clang", {"--version", "-v", "--help"}, {}, {}, "build.run"},
-        {"clang++", {"--version", "-v", "--help"}, {}, {}, "build.run"},
-        {"rustc", {"--version", "-V", "-vV", "--print"}, {}, {}, "build.run"},
-        {"rustup", {"--version", "show", "toolchain", "target", "component", "which"}, {}, {"run"}, "build.run"},
-        {"javac", {"-version", "--version"}, {}, {}, "build.run"},
-        {"java", {"-version", "--version"}, {}, {}, "build.run"},
-        {"kotlinc", {"-version"}, {}, {}, "build.run"},
-        {"swift", {"--version"}, {}, {}, "build.run"},
-        {"zig", {"version", "env"}, {}, {}, "build.run"},
-        {"tsc", {"--version", "-v", "--noEmit"}, {}, {}, "build.run"},
-        {"esbuild", {"--version"}, {}, {}, "build.run"},
-        {"vite", {"--version", "-v"}, {}, {}, "build.run"},
-        {"webpack", {"--version", "-v"}, {}, {}, "build.run"},
-        {"rollup", {"--version", "-v"}, {}, {}, "build.run"},
-        {"eslint", {"--version", "-v", "--print-config"}, {}, {}, "build.run"},
-        {"prettier", {"--version", "--check", "-c", "--list-different", "-l"}, {}, {}, "build.run"},
-        {"jest", {"--version", "--listTests"}, {}, {}, "build.run"},
-        {"vitest", {"--version"}, {}, {}, "build.run"},
-        {"mocha", {"--version"}, {}, {}, "build.run"},
-        {"pytest", {"--version", "--collect-only", "--co"}, {}, {}, "build.run"},
-        {"py.test", {"--version"}, {}, {}, "build.run"},
-        {"tox", {"--version", "-l", "--listenvs"}, {}, {}, "build.run"},
-        {"nox", {"--version", "-l", "--list"}, {}, {}, "build.run"},
-        {"ruff", {"--version", "check"}, {}, {}, "build.run"},
-        {"black", {"--version", "--check"}, {}, {}, "build.run"},
-        {"mypy", {"--version"}, {}, {}, "build.run"},
-        {"flake8", {"--version"}, {}, {}, "build.run"},
-        {"pylint", {"--version"}, {}, {}, "build.run"},
-        {"phpunit", {"--version"}, {}, {}, "build.run"},
-        {"rspec", {"--version"}, {}, {}, "build.run"},
-        {"nvm", {"ls", "list", "current", "version", "--version", "which"}, {}, {"exec", "run"}, "pkg.install"},
-        {"pyenv", {"versions", "version", "--version", "which"}, {}, {"exec"}, "pkg.install"},
-        {"rbenv", {"versions", "version", "--version", "which"}, {}, {"exec"}, "pkg.install"},
-        {"asdf", {"list", "current", "--version", "version", "which"}, {}, {"exec"}, "pkg.install"},
-        {"mise", {"list", "ls", "current", "--version", "version", "which"}, {}, {"exec", "x"}, "pkg.install"},
-        {"pre-commit", {"--version"}, {}, {}, "build.run"},
-        {"docker-buildx", {"version", "ls"}, {}, {}, "build.run"},
-    };
-    return t;
-}
+constexpr auto kTools = sorted_by_name(std::to_array<Tool>({
+    {"npm",
+     "ls list ll la view info show v outdated search help root prefix bin whoami ping explain why "
+     "fund audit version -v --version config doctor query",
+     "publish unpublish", "exec x", "pkg.run"},
+    {"yarn", "info list why --version -v version config help outdated audit", "publish npm",
+     "dlx exec", "pkg.run"},
+    {"pnpm", "ls list why outdated --version -v view info help audit root config", "publish",
+     "dlx exec", "pkg.run"},
+    {"cargo", "--version -V version search help locate-project pkgid verify-project read-manifest",
+     "publish", "", "build.run"},
+    {"pip", "list show freeze check --version -V help debug inspect search index", "", "",
+     "pkg.install"},
+    {"pipx", "list --version environment", "", "run", "pkg.install"},
+    {"uv", "--version version tree help", "publish", "run tool", "pkg.install"},
+    {"uvx", "--version", "", "", "pkg.exec"},
+    {"poetry", "--version show check env config search about version", "publish", "run",
+     "pkg.install"},
+    {"pdm", "--version list show info config", "publish", "run", "pkg.install"},
+    {"hatch", "--version version status env", "publish", "run", "pkg.install"},
+    {"flit", "--version", "publish", "", "pkg.install"},
+    {"twine", "--version check", "upload register", "", "pkg.install"},
+    {"gem", "list info search env --version -v help specification contents query which",
+     "push yank owner", "", "pkg.install"},
+    {"bundle", "list show info --version -v version outdated check config", "", "exec",
+     "pkg.install"},
+    {"composer", "show info --version -V outdated licenses diagnose config validate", "", "exec",
+     "pkg.install"},
+    {"go", "version env list doc help", "", "", "build.run"},
+    {"mvn", "--version -v -version help:effective-pom dependency:tree", "deploy release:perform",
+     "", "build.run"},
+    {"gradle", "--version -v tasks dependencies projects properties help",
+     "publish publishToMavenCentral publishToSonatype publishPlugins uploadArchives", "",
+     "build.run"},
+    {"dotnet", "--version --info --list-sdks --list-runtimes list", "nuget", "", "build.run"},
+    {"mix", "--version help deps", "hex.publish", "", "build.run"},
+    {"stack", "--version ls path query", "upload", "exec", "build.run"},
+    {"cabal", "--version list info", "upload", "exec", "build.run"},
+    {"vsce", "--version ls show", "publish unpublish", "", "pkg.run"},
+    {"ovsx", "--version", "publish", "", "pkg.run"},
+    {"apt", "list show search policy depends rdepends changelog --version help", "", "",
+     "pkg.install"},
+    {"apt-get", "--version check changelog --print-uris -s --simulate --dry-run", "", "",
+     "pkg.install"},
+    {"apt-cache",
+     "search show policy depends rdepends showpkg madison pkgnames stats dump --version", "", "",
+     "pkg.install"},
+    {"dpkg",
+     "-l --list -L --listfiles -S --search -s --status --get-selections -p --print-avail "
+     "--print-architecture --version -c --contents -I --info",
+     "", "", "pkg.install"},
+    {"dpkg-query", "-l -L -S -s -W --show --list --version", "", "", "pkg.install"},
+    {"rpm", "-q -qa -qi -ql -qf --query --version", "", "", "pkg.install"},
+    {"dnf", "list info search repolist provides --version history", "", "", "pkg.install"},
+    {"yum", "list info search repolist provides --version history", "", "", "pkg.install"},
+    {"zypper", "search se info if lr repos --version", "", "", "pkg.install"},
+    {"pacman", "-Q -Qi -Ql -Qs -Ss -Si --query -V --version", "", "", "pkg.install"},
+    {"apk", "info search list policy --version", "", "", "pkg.install"},
+    {"brew", "list ls info search --version config doctor outdated deps leaves home", "", "",
+     "pkg.install"},
+    {"snap", "list info find version services", "", "run", "pkg.install"},
+    {"flatpak", "list info search --version remotes", "", "run", "pkg.install"},
+    {"conda", "list info search --version -V config env", "", "run", "pkg.install"},
+    {"mamba", "list info search --version env", "", "run", "pkg.install"},
+    {"micromamba", "list info search --version env", "", "run", "pkg.install"},
+    {"nix", "--version search show-config eval log path-info why-depends", "", "run shell develop",
+     "pkg.install"},
+    {"make", "--version -v", "", "", "build.run"},
+    {"gmake", "--version -v", "", "", "build.run"},
+    {"cmake", "--version --help -E", "", "", "build.run"},
+    {"ctest", "--version", "", "", "build.run"},
+    {"ninja", "--version -t", "", "", "build.run"},
+    {"meson", "--version introspect", "", "", "build.run"},
+    {"bazel", "version info query help", "", "", "build.run"},
+    {"bazelisk", "version info query help", "", "", "build.run"},
+    {"ant", "-version", "", "", "build.run"},
+    {"sbt", "--version about", "", "", "build.run"},
+    {"rake", "--version -T --tasks", "", "", "build.run"},
+    {"gcc", "--version -v -dumpversion -dumpmachine --help", "", "", "build.run"},
+    {"g++", "--version -v -dumpversion -dumpmachine --help", "", "", "build.run"},
+    {"cc", "--version -v -dumpversion --help", "", "", "build.run"},
+    {"c++", "--version -v -dumpversion --help", "", "", "build.run"},
+    {"clang", "--version -v --help", "", "", "build.run"},
+    {"clang++", "--version -v --help", "", "", "build.run"},
+    {"rustc", "--version -V -vV --print", "", "", "build.run"},
+    {"rustup", "--version show toolchain target component which", "", "run", "build.run"},
+    {"javac", "-version --version", "", "", "build.run"},
+    {"java", "-version --version", "", "", "build.run"},
+    {"kotlinc", "-version", "", "", "build.run"},
+    {"swift", "--version", "", "", "build.run"},
+    {"zig", "version env", "", "", "build.run"},
+    {"tsc", "--version -v --noEmit", "", "", "build.run"},
+    {"esbuild", "--version", "", "", "build.run"},
+    {"vite", "--version -v", "", "", "build.run"},
+    {"webpack", "--version -v", "", "", "build.run"},
+    {"rollup", "--version -v", "", "", "build.run"},
+    {"eslint", "--version -v --print-config", "", "", "build.run"},
+    {"prettier", "--version --check -c --list-different -l", "", "", "build.run"},
+    {"jest", "--version --listTests", "", "", "build.run"},
+    {"vitest", "--version", "", "", "build.run"},
+    {"mocha", "--version", "", "", "build.run"},
+    {"pytest", "--version --collect-only --co", "", "", "build.run"},
+    {"py.test", "--version", "", "", "build.run"},
+    {"tox", "--version -l --listenvs", "", "", "build.run"},
+    {"nox", "--version -l --list", "", "", "build.run"},
+    {"ruff", "--version check", "", "", "build.run"},
+    {"black", "--version --check", "", "", "build.run"},
+    {"mypy", "--version", "", "", "build.run"},
+    {"flake8", "--version", "", "", "build.run"},
+    {"pylint", "--version", "", "", "build.run"},
+    {"phpunit", "--version", "", "", "build.run"},
+    {"rspec", "--version", "", "", "build.run"},
+    {"nvm", "ls list current version --version which", "", "exec run", "pkg.install"},
+    {"pyenv", "versions version --version which", "", "exec", "pkg.install"},
+    {"rbenv", "versions version --version which", "", "exec", "pkg.install"},
+    {"asdf", "list current --version version which", "", "exec", "pkg.install"},
+    {"mise", "list ls current --version version which", "", "exec x", "pkg.install"},
+    {"pre-commit", "--version", "", "", "build.run"},
+    {"docker-buildx", "version ls", "", "", "build.run"},
+}));
 
 const Tool* find_tool(std::string_view name) {
-    static const std::unordered_map<std::string_view, const Tool*> m = [] {
-        std::unordered_map<std::string_view, const Tool*> out;
-        for (const Tool& t : tools()) out.emplace(t.name, &t);
-        out.emplace("pip3", out.at("pip"));
-        return out;
-    }();
-    auto it = m.find(name);
-    return it == m.end() ? nullptr : it->second;
+    return find_by_name<Tool>(kTools, name == "pip3" ? "pip" : name);
 }
 
-bool listed(const std::vector<std::string_view>& l, std::string_view s) {
-    return std::find(l.begin(), l.end(), s) != l.end();
+bool listed(std::string_view words, std::string_view s) {
+    while (!words.empty()) {
+        size_t end = std::min(words.find(' '), words.size());
+        if (words.substr(0, end) == s) return true;
+        words.remove_prefix(std::min(end + 1, words.size()));
+    }
+    return false;
 }
 
 void run_inner(Analyzer& a, Call& c, size_t from) {
@@ -156,7 +164,9 @@ void run_inner(Analyzer& a, Call& c, size_t from) {
             ++i;
             break;
         }
-        if (t == "-p" || t == "--package" || t == "-c" || t == "--call" || t == "--with" || t == "--from") ++i;
+        if (t == "-p" || t == "--package" || t == "-c" || t == "--call" || t == "--with" ||
+            t == "--from")
+            ++i;
         ++i;
     }
     if (i >= c.argc()) return;
@@ -170,7 +180,8 @@ void run_inner(Analyzer& a, Call& c, size_t from) {
 
 void tool_program(Analyzer& a, Call& c) {
     if (c.name == "npx" || c.name == "bunx" || c.name == "uvx" || c.name == "pnpx") {
-        a.hit(Decision::cage, "pkg.exec", "`" + c.name + "` runs a package's command (downloading it if needed)");
+        a.hit(Decision::cage, "pkg.exec",
+              "`" + c.name + "` runs a package's command (downloading it if needed)");
         run_inner(a, c, 0);
         return;
     }
@@ -193,32 +204,45 @@ void tool_program(Analyzer& a, Call& c) {
     }
     std::string sub = sub_at < c.argc() ? c.arg(sub_at) : std::string();
     std::string next = sub_at + 1 < c.argc() ? c.arg(sub_at + 1) : std::string();
-    bool publish = listed(t->publish, sub) && !(c.name == "dotnet" && sub == "nuget") && !(c.name == "yarn" && sub == "npm");
-    if ((c.name == "dotnet" && sub == "nuget" && next == "push") || (c.name == "yarn" && sub == "npm" && next == "publish")) {
+    bool publish = listed(t->publish, sub) && !(c.name == "dotnet" && sub == "nuget") &&
+                   !(c.name == "yarn" && sub == "npm");
+    if ((c.name == "dotnet" && sub == "nuget" && next == "push") ||
+        (c.name == "yarn" && sub == "npm" && next == "publish")) {
         publish = true;
     }
-    bool dry = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "--dry-run" || v.text == "-n"; });
+    bool dry = std::any_of(c.args.begin(), c.args.end(),
+                           [](const Value& v) { return v.text == "--dry-run" || v.text == "-n"; });
     if (publish && dry) {
-        a.hit(Decision::cage, "pkg.run", "`" + c.name + " " + sub + " --dry-run` only rehearses the publication");
+        a.hit(Decision::cage, "pkg.run",
+              "`" + c.name + " " + sub + " --dry-run` only rehearses the publication");
         return;
     }
     if (publish) {
-        a.hit(Decision::deny, "publish.package", "`" + c.name + " " + sub + "` publishes a package: a release cannot be taken back");
+        a.hit(Decision::deny, "publish.package",
+              "`" + c.name + " " + sub + "` publishes a package: a release cannot be taken back");
         return;
     }
-    if ((c.name == "npm" || c.name == "pnpm") && sub == "run" && c.argc() > sub_at + 1 && c.arg(sub_at + 1) == "publish") {
-        a.hit(Decision::deny, "publish.package", "`" + c.name + " run publish` publishes a package");
+    if ((c.name == "npm" || c.name == "pnpm") && sub == "run" && c.argc() > sub_at + 1 &&
+        c.arg(sub_at + 1) == "publish") {
+        a.hit(Decision::deny, "publish.package",
+              "`" + c.name + " run publish` publishes a package");
         return;
     }
     if (!sub.empty() && listed(t->read, sub)) {
-        bool fix = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "fix" || v.text == "--fix" || v.text == "set" || v.text == "--write" || v.text == "-w"; });
+        bool fix = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+            return v.text == "fix" || v.text == "--fix" || v.text == "set" || v.text == "--write" ||
+                   v.text == "-w";
+        });
         if (!fix) {
-            a.hit(Decision::allow, "readonly.version", "`" + c.name + " " + sub + "` only prints information");
+            a.hit(Decision::allow, "readonly.version",
+                  "`" + c.name + " " + sub + "` only prints information");
             return;
         }
     }
-    if (sub.empty() && c.argc() == 0 && (c.name == "go" || c.name == "cargo" || c.name == "npm" || c.name == "pip")) {
-        a.hit(Decision::allow, "readonly.version", "`" + c.name + "` without arguments prints help");
+    if (sub.empty() && c.argc() == 0 &&
+        (c.name == "go" || c.name == "cargo" || c.name == "npm" || c.name == "pip")) {
+        a.hit(Decision::allow, "readonly.version",
+              "`" + c.name + "` without arguments prints help");
         return;
     }
     if (!sub.empty() && listed(t->exec, sub)) {
@@ -226,17 +250,27 @@ void tool_program(Analyzer& a, Call& c) {
         run_inner(a, c, sub_at + 1);
         return;
     }
-    std::string what = t->rule == "build.run" ? "builds or runs project code" : "installs or runs package code";
+    std::string what =
+        t->rule == "build.run" ? "builds or runs project code" : "installs or runs package code";
     a.hit(Decision::cage, t->rule, "`" + c.name + (sub.empty() ? "" : " " + sub) + "` " + what);
 }
 
 }  // namespace
 
-std::vector<ProgramEntry> build_programs() {
-    std::vector<ProgramEntry> out;
-    for (const Tool& t : tools()) out.push_back({t.name, tool_program});
-    for (std::string_view extra : {"npx", "bunx", "pnpx", "pip3"}) out.push_back({extra, tool_program});
-    return out;
+namespace {
+// Every tool, plus the runners and pip3 (pip).
+constexpr auto kBuildPrograms = [] {
+    constexpr std::string_view kRunners[] = {"npx", "bunx", "pnpx", "pip3"};
+    std::array<ProgramEntry, kTools.size() + std::size(kRunners)> out{};
+    size_t i = 0;
+    for (const Tool& t : kTools) out[i++] = {t.name, tool_program};
+    for (std::string_view r : kRunners) out[i++] = {r, tool_program};
+    return sorted_by_name(out);
+}();
+}  // namespace
+
+std::span<const ProgramEntry> build_programs() {
+    return kBuildPrograms;
 }
 
 }  // namespace toolcage::classify::detail

@@ -5,6 +5,7 @@
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -37,7 +38,9 @@ void change_dir(Analyzer& a, Scope& scope, const Value& target) {
 void cd_builtin(Analyzer& a, Call& c) {
     Scope& scope = *c.scope;
     size_t i = 0;
-    while (i < c.argc() && c.args[i].known() && (c.arg(i) == "-L" || c.arg(i) == "-P" || c.arg(i) == "-e" || c.arg(i) == "-@")) ++i;
+    while (i < c.argc() && c.args[i].known() &&
+           (c.arg(i) == "-L" || c.arg(i) == "-P" || c.arg(i) == "-e" || c.arg(i) == "-@"))
+        ++i;
     if (i < c.argc() && c.arg(i) == "--") ++i;
     Value target = i < c.argc() ? c.args[i] : a.lookup("HOME", scope);
     if (target.known() && target.text == "-") target = a.lookup("OLDPWD", scope);
@@ -58,7 +61,8 @@ void pushd_builtin(Analyzer& a, Call& c) {
             scope.dirstack.back() = cur;
             change_dir(a, scope, top.empty() ? Value::unknown_value() : Value::literal(top));
         }
-    } else if (!ops[0].text.empty() && (ops[0].text[0] == '+' || ops[0].text[0] == '-') && ops[0].text.size() > 1) {
+    } else if (!ops[0].text.empty() && (ops[0].text[0] == '+' || ops[0].text[0] == '-') &&
+               ops[0].text.size() > 1) {
         scope.cwd_known = false;  // rotating the stack: where we land is not tracked
     } else {
         scope.dirstack.push_back(cur);
@@ -98,7 +102,8 @@ void declare_builtin(Analyzer& a, Call& c) {
         std::string name = v.text.substr(0, eq);
         bool append = !name.empty() && name.back() == '+';
         if (append) name.pop_back();
-        if (name.find(kUnknown) != std::string::npos || name.find('[') != std::string::npos) continue;
+        if (name.find(kUnknown) != std::string::npos || name.find('[') != std::string::npos)
+            continue;
         Value val = v;
         val.text = v.text.substr(eq + 1);
         val.unknown = val.text.find(kUnknown) != std::string::npos;
@@ -148,7 +153,9 @@ void shift_builtin(Analyzer& a, Call& c) {
     if (!c.args.empty()) n = c.args[0].known() ? std::strtoul(c.arg(0).c_str(), nullptr, 10) : 0;
     if (s.positional_known) {
         if (c.args.empty() || c.args[0].known()) {
-            s.positional.erase(s.positional.begin(), s.positional.begin() + static_cast<long>(std::min(n, s.positional.size())));
+            s.positional.erase(
+                s.positional.begin(),
+                s.positional.begin() + static_cast<long>(std::min(n, s.positional.size())));
         } else {
             s.positional_known = false;
         }
@@ -219,11 +226,13 @@ void source_builtin(Analyzer& a, Call& c) {
         a.run_string(Value::literal(*text), s, true, c.in, "`" + c.name + " " + file.shown() + "`");
         return;
     }
-    if (file.known() && (file.text == "/dev/stdin" || file.text == "/proc/self/fd/0" || file.text == "/dev/fd/0")) {
+    if (file.known() &&
+        (file.text == "/dev/stdin" || file.text == "/proc/self/fd/0" || file.text == "/dev/fd/0")) {
         a.shell_reads(c.in, s, c.name, c);
         return;
     }
-    a.hit(Decision::cage, "shell.source", "`" + c.name + " " + file.shown() + "` runs that file's code in this shell");
+    a.hit(Decision::cage, "shell.source",
+          "`" + c.name + " " + file.shown() + "` runs that file's code in this shell");
 }
 
 void exec_builtin(Analyzer& a, Call& c) {
@@ -239,7 +248,8 @@ void exec_builtin(Analyzer& a, Call& c) {
     Call proto = c;
     proto.args.clear();
     proto.via = c.via + "exec ";
-    c.out = a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i), c.args.end()), proto);
+    c.out =
+        a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i), c.args.end()), proto);
 }
 
 void read_builtin(Analyzer& a, Call& c) {
@@ -250,8 +260,8 @@ void read_builtin(Analyzer& a, Call& c) {
         const std::string& t = c.arg(i);
         if (is_flag(c.args[i])) {
             if (t == "-a") array = true;
-            if (t == "-p" || t == "-d" || t == "-n" || t == "-N" || t == "-t" || t == "-u" || t == "-i" || t == "-a" ||
-                t == "-C" || t == "-c" || t == "-O") {
+            if (t == "-p" || t == "-d" || t == "-n" || t == "-N" || t == "-t" || t == "-u" ||
+                t == "-i" || t == "-a" || t == "-C" || t == "-c" || t == "-O") {
                 if (t == "-a" && i + 1 < c.argc()) names.push_back(c.arg(i + 1));
                 ++i;
             }
@@ -286,9 +296,10 @@ void read_builtin(Analyzer& a, Call& c) {
     for (size_t i = 0; i < c.argc(); ++i) {
         const std::string& t = c.arg(i);
         if (is_flag(c.args[i])) {
-            if (t == "-p" || t == "-d" || t == "-n" || t == "-N" || t == "-t" || t == "-u" || t == "-i" ||
-                t == "-a" || t == "-C" || t == "-c" || t == "-s" || t == "-O") {
-                if (t == "-a" && i + 1 < c.argc()) c.scope->vars.insert_or_assign(c.arg(i + 1), Value::unknown_value());
+            if (t == "-p" || t == "-d" || t == "-n" || t == "-N" || t == "-t" || t == "-u" ||
+                t == "-i" || t == "-a" || t == "-C" || t == "-c" || t == "-s" || t == "-O") {
+                if (t == "-a" && i + 1 < c.argc())
+                    c.scope->vars.insert_or_assign(c.arg(i + 1), Value::unknown_value());
                 if (t != "-s") ++i;
             }
             continue;
@@ -306,7 +317,8 @@ void let_builtin(Analyzer& a, Call& c) {
 void enable_builtin(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
         if (v.text == "-f") {
-            a.hit(Decision::cage, "shell.load-builtin", "`enable -f` loads a shared library into the shell");
+            a.hit(Decision::cage, "shell.load-builtin",
+                  "`enable -f` loads a shared library into the shell");
             return;
         }
     }
@@ -337,7 +349,8 @@ void command_builtin(Analyzer& a, Call& c) {
     Scope& s = *c.scope;
     auto saved = s.functions;
     s.functions.clear();
-    c.out = a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i), c.args.end()), proto);
+    c.out =
+        a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i), c.args.end()), proto);
     for (auto& f : saved) s.functions.insert(f);
 }
 
@@ -356,31 +369,69 @@ void builtin_builtin(Analyzer& a, Call& c) {
 }
 
 void harmless_builtin(Analyzer& a, Call& c) {
-    a.hit(Decision::allow, "shell.builtin", "`" + c.name + "` is a shell builtin without effects outside the shell");
+    a.hit(Decision::allow, "shell.builtin",
+          "`" + c.name + "` is a shell builtin without effects outside the shell");
 }
 
 }  // namespace
 
-std::vector<ProgramEntry> builtin_programs() {
-    return {
-        {"cd", cd_builtin},           {"pushd", pushd_builtin},       {"popd", popd_builtin},
-        {"export", declare_builtin},  {"declare", declare_builtin},   {"typeset", declare_builtin},
-        {"local", declare_builtin},   {"readonly", declare_builtin},  {"unset", unset_builtin},
-        {"set", set_builtin},         {"shift", shift_builtin},       {"alias", alias_builtin},
-        {"unalias", unalias_builtin}, {"trap", trap_builtin},         {"eval", eval_builtin},
-        {"source", source_builtin},   {".", source_builtin},          {"exec", exec_builtin},
-        {"read", read_builtin},       {"mapfile", read_builtin},      {"readarray", read_builtin},
-        {"let", let_builtin},         {"enable", enable_builtin},     {"command", command_builtin},
-        {"builtin", builtin_builtin}, {"wait", harmless_builtin},     {"jobs", harmless_builtin},
-        {"fg", harmless_builtin},     {"bg", harmless_builtin},       {"disown", harmless_builtin},
-        {"history", harmless_builtin}, {"hash", harmless_builtin},    {"ulimit", harmless_builtin},
-        {"umask", harmless_builtin},  {"shopt", harmless_builtin},    {"help", harmless_builtin},
-        {"times", harmless_builtin},  {"return", harmless_builtin},   {"exit", harmless_builtin},
-        {"break", harmless_builtin},  {"continue", harmless_builtin}, {"getopts", harmless_builtin},
-        {"caller", harmless_builtin}, {"dirs", harmless_builtin},     {"compgen", harmless_builtin},
-        {"complete", harmless_builtin}, {"compopt", harmless_builtin}, {"bind", harmless_builtin},
-        {"logout", harmless_builtin}, {"suspend", harmless_builtin},
-    };
+namespace {
+constexpr auto kBuiltinPrograms = sorted_by_name(std::to_array<ProgramEntry>({
+    {"cd", cd_builtin},
+    {"pushd", pushd_builtin},
+    {"popd", popd_builtin},
+    {"export", declare_builtin},
+    {"declare", declare_builtin},
+    {"typeset", declare_builtin},
+    {"local", declare_builtin},
+    {"readonly", declare_builtin},
+    {"unset", unset_builtin},
+    {"set", set_builtin},
+    {"shift", shift_builtin},
+    {"alias", alias_builtin},
+    {"unalias", unalias_builtin},
+    {"trap", trap_builtin},
+    {"eval", eval_builtin},
+    {"source", source_builtin},
+    {".", source_builtin},
+    {"exec", exec_builtin},
+    {"read", read_builtin},
+    {"mapfile", read_builtin},
+    {"readarray", read_builtin},
+    {"let", let_builtin},
+    {"enable", enable_builtin},
+    {"command", command_builtin},
+    {"builtin", builtin_builtin},
+    {"wait", harmless_builtin},
+    {"jobs", harmless_builtin},
+    {"fg", harmless_builtin},
+    {"bg", harmless_builtin},
+    {"disown", harmless_builtin},
+    {"history", harmless_builtin},
+    {"hash", harmless_builtin},
+    {"ulimit", harmless_builtin},
+    {"umask", harmless_builtin},
+    {"shopt", harmless_builtin},
+    {"help", harmless_builtin},
+    {"times", harmless_builtin},
+    {"return", harmless_builtin},
+    {"exit", harmless_builtin},
+    {"break", harmless_builtin},
+    {"continue", harmless_builtin},
+    {"getopts", harmless_builtin},
+    {"caller", harmless_builtin},
+    {"dirs", harmless_builtin},
+    {"compgen", harmless_builtin},
+    {"complete", harmless_builtin},
+    {"compopt", harmless_builtin},
+    {"bind", harmless_builtin},
+    {"logout", harmless_builtin},
+    {"suspend", harmless_builtin},
+}));
+}  // namespace
+
+std::span<const ProgramEntry> builtin_programs() {
+    return kBuiltinPrograms;
 }
 
 }  // namespace toolcage::classify::detail

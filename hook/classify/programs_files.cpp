@@ -5,6 +5,7 @@
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -26,11 +27,13 @@ struct SrcDest {
     const Value* dest = nullptr;
 };
 
-SrcDest split_sources(const Call& c, const Opts& o, std::string_view target_short, std::string_view target_long) {
+SrcDest split_sources(const Call& c, const Opts& o, std::string_view target_short,
+                      std::string_view target_long) {
     SrcDest sd;
     std::optional<std::string> t;
     for (const Opts::Flag& f : o.flags) {
-        if (f.name == target_short || (!target_long.empty() && f.name.size() > 3 && target_long.rfind(f.name, 0) == 0)) {
+        if (f.name == target_short ||
+            (!target_long.empty() && f.name.size() > 3 && target_long.rfind(f.name, 0) == 0)) {
             sd.dest = f.value;
         }
     }
@@ -39,29 +42,35 @@ SrcDest split_sources(const Call& c, const Opts& o, std::string_view target_shor
         for (size_t k : o.operands) sd.sources.push_back(&c.args[k]);
     } else if (n >= 1) {
         sd.dest = n >= 2 ? &c.args[o.operands[n - 1]] : nullptr;
-        for (size_t i = 0; i + (n >= 2 ? 1 : 0) < n; ++i) sd.sources.push_back(&c.args[o.operands[i]]);
+        for (size_t i = 0; i + (n >= 2 ? 1 : 0) < n; ++i)
+            sd.sources.push_back(&c.args[o.operands[i]]);
     }
     return sd;
 }
 
 void cp_program(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "tS", {"--target-directory", "--suffix", "--backup", "--reflink", "--sparse",
-                                           "--preserve", "--no-preserve"},
+    Opts o = parse_opts(c.args, 0, "tS",
+                        {"--target-directory", "--suffix", "--backup", "--reflink", "--sparse",
+                         "--preserve", "--no-preserve"},
                         false);
     bool rec = o.has_any({"-r", "-R", "-a", "--recursive", "--archive"});
     SrcDest sd = split_sources(c, o, "-t", "--target-directory");
     for (const Value* s : sd.sources) a.check_read(*s, c.name, *c.scope, rec);
-    bool no_clobber = o.has_any({"-n", "--no-clobber"}) || o.value("--update") == std::optional<std::string>("none");
+    bool no_clobber = o.has_any({"-n", "--no-clobber"}) ||
+                      o.value("--update") == std::optional<std::string>("none");
     if (sd.dest && no_clobber) {
         // Existing files are kept: only new files appear.
-        for (const Value* s : sd.sources) a.remember_taint(*sd.dest, a.file_taint(*s, *c.scope), *c.scope);
-        a.hit(Decision::cage, "cp.copies", "`" + c.name + " -n` copies without overwriting existing files");
+        for (const Value* s : sd.sources)
+            a.remember_taint(*sd.dest, a.file_taint(*s, *c.scope), *c.scope);
+        a.hit(Decision::cage, "cp.copies",
+              "`" + c.name + " -n` copies without overwriting existing files");
         return;
     }
     if (sd.dest) {
         for (const Value* s : sd.sources) {
             a.remember_taint(*sd.dest, a.file_taint(*s, *c.scope), *c.scope);
-            a.remember_text(*sd.dest, sd.sources.size() == 1 ? a.file_text(*s, *c.scope) : nullptr, *c.scope);
+            a.remember_text(*sd.dest, sd.sources.size() == 1 ? a.file_text(*s, *c.scope) : nullptr,
+                            *c.scope);
         }
         a.check_write(*sd.dest, WriteMode::replace, c.name, *c.scope);
     } else {
@@ -86,10 +95,12 @@ void mv_program(Analyzer& a, Call& c) {
         a.check_delete(*s, true, "mv", c);
     }
     if (sd.dest) {
-        for (const Value* s : sd.sources) a.remember_taint(*sd.dest, a.file_taint(*s, *c.scope), *c.scope);
+        for (const Value* s : sd.sources)
+            a.remember_taint(*sd.dest, a.file_taint(*s, *c.scope), *c.scope);
         for (const PathInfo& p : a.resolve(*sd.dest, *c.scope)) {
             if (p.harmless_dev || p.device) {
-                a.hit(Decision::deny, "mv.device", "`mv` onto " + sd.dest->shown() + " replaces a device node");
+                a.hit(Decision::deny, "mv.device",
+                      "`mv` onto " + sd.dest->shown() + " replaces a device node");
             }
         }
         a.check_write(*sd.dest, WriteMode::replace, "mv", *c.scope);
@@ -112,25 +123,32 @@ void ln_program(Analyzer& a, Call& c) {
         a.hit(Decision::cage, "ln.creates", "`ln` creates a link");
     }
     // A symlink made here redirects later paths through it (ln -s / x; rm -rf x/).
-    if (o.has_any({"-s", "--symbolic"}) && !sd.sources.empty() && sd.sources[0]->known() && link.known()) {
+    if (o.has_any({"-s", "--symbolic"}) && !sd.sources.empty() && sd.sources[0]->known() &&
+        link.known()) {
         Scope& s = *c.scope;
-        std::string link_abs = !link.text.empty() && link.text[0] == '/' ? normalize_path(link.text)
-                                                                       : (s.cwd_known ? normalize_path(s.cwd + "/" + link.text) : "");
-        if (sd.dest && !o.value("-t") && (sd.dest->text.empty() || sd.dest->text.back() == '/')) link_abs.clear();
+        std::string link_abs = !link.text.empty() && link.text[0] == '/'
+                                   ? normalize_path(link.text)
+                                   : (s.cwd_known ? normalize_path(s.cwd + "/" + link.text) : "");
+        if (sd.dest && !o.value("-t") && (sd.dest->text.empty() || sd.dest->text.back() == '/'))
+            link_abs.clear();
         const std::string& t = sd.sources[0]->text;
         std::string dir = link_abs.substr(0, link_abs.rfind('/'));
-        std::string target_abs = !t.empty() && t[0] == '/' ? normalize_path(t) : normalize_path((dir.empty() ? "/" : dir) + "/" + t);
+        std::string target_abs = !t.empty() && t[0] == '/'
+                                     ? normalize_path(t)
+                                     : normalize_path((dir.empty() ? "/" : dir) + "/" + t);
         if (!link_abs.empty()) s.links.emplace_back(link_abs, target_abs);
     }
 }
 
 void rsync_program(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "eTfBM", {"--rsh", "--rsync-path", "--filter", "--exclude", "--include",
-                                             "--files-from", "--temp-dir", "--backup-dir", "--log-file", "--suffix",
-                                             "--chmod", "--timeout", "--bwlimit", "--partial-dir", "--compare-dest",
-                                             "--copy-dest", "--link-dest", "--exclude-from", "--include-from",
-                                             "--out-format", "--password-file", "--port", "--remote-option"},
-                        false);
+    Opts o = parse_opts(
+        c.args, 0, "eTfBM",
+        {"--rsh",           "--rsync-path", "--filter",       "--exclude",      "--include",
+         "--files-from",    "--temp-dir",   "--backup-dir",   "--log-file",     "--suffix",
+         "--chmod",         "--timeout",    "--bwlimit",      "--partial-dir",  "--compare-dest",
+         "--copy-dest",     "--link-dest",  "--exclude-from", "--include-from", "--out-format",
+         "--password-file", "--port",       "--remote-option"},
+        false);
     bool del = false;
     for (const Opts::Flag& f : o.flags) {
         if (f.name.rfind("--del", 0) == 0) del = true;
@@ -172,7 +190,8 @@ void scp_program(Analyzer& a, Call& c) {
     for (const Value* s : sd.sources) {
         if (!is_remote_spec(*s)) a.check_read(*s, "scp", *c.scope, rec);
     }
-    if (sd.dest && !is_remote_spec(*sd.dest)) a.check_write(*sd.dest, WriteMode::replace, "scp", *c.scope);
+    if (sd.dest && !is_remote_spec(*sd.dest))
+        a.check_write(*sd.dest, WriteMode::replace, "scp", *c.scope);
     a.hit(Decision::cage, "scp.remote", "`scp` copies files over the network");
 }
 
@@ -209,11 +228,12 @@ void chmod_like(Analyzer& a, Call& c, bool is_chmod) {
                 have_spec = true;
                 continue;
             }
-            if (t == "-f" || t == "-v" || t == "-c" || t == "-h" || t == "-H" || t == "-L" || t == "-P" ||
-                t.rfind("--", 0) == 0) {
+            if (t == "-f" || t == "-v" || t == "-c" || t == "-h" || t == "-H" || t == "-L" ||
+                t == "-P" || t.rfind("--", 0) == 0) {
                 continue;
             }
-            if (t.size() > 1 && t[0] == '-' && t.find_first_not_of("Rfvc", 1) == std::string::npos) {
+            if (t.size() > 1 && t[0] == '-' &&
+                t.find_first_not_of("Rfvc", 1) == std::string::npos) {
                 rec = rec || t.find('R') != std::string::npos;
                 continue;
             }
@@ -227,35 +247,46 @@ void chmod_like(Analyzer& a, Call& c, bool is_chmod) {
     }
     std::string prog = c.name;
     if (is_chmod && sets_setuid(spec)) {
-        a.hit(Decision::deny, "chmod.setuid", "`chmod " + spec + "` sets the setuid/setgid bit: a privilege backdoor");
+        a.hit(Decision::deny, "chmod.setuid",
+              "`chmod " + spec + "` sets the setuid/setgid bit: a privilege backdoor");
     }
     for (const Value* t : targets) {
         for (const PathInfo& p : a.resolve(*t, *c.scope)) {
             switch (p.cls) {
                 case PathClass::root:
                 case PathClass::system:
-                    a.hit(Decision::deny, prog + ".system", "`" + prog + (rec ? " -R" : "") + "` changes " + t->shown() + ", system files");
+                    a.hit(Decision::deny, prog + ".system",
+                          "`" + prog + (rec ? " -R" : "") + "` changes " + t->shown() +
+                              ", system files");
                     break;
                 case PathClass::home:
-                    a.hit(Decision::deny, prog + ".home", "`" + prog + "` changes " + t->shown() + " outside the workspace");
+                    a.hit(Decision::deny, prog + ".home",
+                          "`" + prog + "` changes " + t->shown() + " outside the workspace");
                     break;
                 case PathClass::unknown:
                     if (rec && !p.guarded) {
-                        a.hit(Decision::deny, prog + ".unknown-target", "`" + prog + " -R` on " + t->shown() + ", known only at run time");
+                        a.hit(Decision::deny, prog + ".unknown-target",
+                              "`" + prog + " -R` on " + t->shown() + ", known only at run time");
                     } else {
-                        a.hit(Decision::cage, prog + ".workspace", "`" + prog + "` on " + t->shown() + ", known only at run time");
+                        a.hit(Decision::cage, prog + ".workspace",
+                              "`" + prog + "` on " + t->shown() + ", known only at run time");
                     }
                     break;
                 default:
-                    a.hit(Decision::cage, prog + ".workspace", "`" + prog + "` changes " + t->shown() + " inside the workspace or temp");
+                    a.hit(Decision::cage, prog + ".workspace",
+                          "`" + prog + "` changes " + t->shown() + " inside the workspace or temp");
             }
         }
     }
     if (targets.empty()) a.hit(Decision::cage, prog + ".workspace", "`" + prog + "` without files");
 }
 
-void chmod_program(Analyzer& a, Call& c) { chmod_like(a, c, true); }
-void chown_program(Analyzer& a, Call& c) { chmod_like(a, c, false); }
+void chmod_program(Analyzer& a, Call& c) {
+    chmod_like(a, c, true);
+}
+void chown_program(Analyzer& a, Call& c) {
+    chmod_like(a, c, false);
+}
 
 void dd_program(Analyzer& a, Call& c) {
     bool writes = false;
@@ -287,31 +318,39 @@ void truncate_program(Analyzer& a, Call& c) {
 
 // Partitioning and formatting: read-only listing forms only.
 void disk_program(Analyzer& a, Call& c) {
-    static const std::string_view kList[] = {"-l", "--list", "-d", "--dump", "-p", "--print", "print", "-s", "--show",
-                                             "-V", "--version", "-h", "--help", "-n", "--no-act"};
+    static const std::string_view kList[] = {"-l",        "--list", "-d",     "--dump", "-p",
+                                             "--print",   "print",  "-s",     "--show", "-V",
+                                             "--version", "-h",     "--help", "-n",     "--no-act"};
     bool lists = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
         return std::find(std::begin(kList), std::end(kList), v.text) != std::end(kList);
     });
     if (c.name == "wipefs") {
         bool erases = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
-            return v.text == "-a" || v.text == "--all" || v.text.rfind("-o", 0) == 0 || v.text.rfind("--offset", 0) == 0 ||
-                   (v.text.size() > 1 && v.text[0] == '-' && v.text[1] != '-' && v.text.find('a') != std::string::npos);
+            return v.text == "-a" || v.text == "--all" || v.text.rfind("-o", 0) == 0 ||
+                   v.text.rfind("--offset", 0) == 0 ||
+                   (v.text.size() > 1 && v.text[0] == '-' && v.text[1] != '-' &&
+                    v.text.find('a') != std::string::npos);
         });
-        bool no_act = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "-n" || v.text == "--no-act"; });
+        bool no_act = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+            return v.text == "-n" || v.text == "--no-act";
+        });
         lists = !erases || no_act;
     }
-    if (lists && c.name.rfind("mkfs", 0) != 0 && c.name != "mkswap" && c.name != "blkdiscard" && c.name.rfind("mke2fs", 0) != 0) {
+    if (lists && c.name.rfind("mkfs", 0) != 0 && c.name != "mkswap" && c.name != "blkdiscard" &&
+        c.name.rfind("mke2fs", 0) != 0) {
         a.hit(Decision::allow, "disk.list", "`" + c.name + "` only lists partitions or signatures");
         return;
     }
-    a.hit(Decision::deny, "disk.format", "`" + c.name + "` rewrites a disk's partitions or file system: everything on it is lost");
+    a.hit(Decision::deny, "disk.format",
+          "`" + c.name + "` rewrites a disk's partitions or file system: everything on it is lost");
 }
 
 void cryptsetup_program(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
-        if (v.text == "luksFormat" || v.text == "erase" || v.text == "luksErase" || v.text == "luksKillSlot" ||
-            v.text == "reencrypt" || v.text == "luksRemoveKey") {
-            a.hit(Decision::deny, "disk.format", "`cryptsetup " + v.text + "` destroys the keys or data of a volume");
+        if (v.text == "luksFormat" || v.text == "erase" || v.text == "luksErase" ||
+            v.text == "luksKillSlot" || v.text == "reencrypt" || v.text == "luksRemoveKey") {
+            a.hit(Decision::deny, "disk.format",
+                  "`cryptsetup " + v.text + "` destroys the keys or data of a volume");
             return;
         }
     }
@@ -320,9 +359,10 @@ void cryptsetup_program(Analyzer& a, Call& c) {
 
 void hdparm_program(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
-        if (v.text.rfind("--security-erase", 0) == 0 || v.text == "--trim-sector-ranges" || v.text == "--write-sector" ||
-            v.text == "--make-bad-sector") {
-            a.hit(Decision::deny, "disk.format", "`hdparm " + v.text + "` destroys data on the disk");
+        if (v.text.rfind("--security-erase", 0) == 0 || v.text == "--trim-sector-ranges" ||
+            v.text == "--write-sector" || v.text == "--make-bad-sector") {
+            a.hit(Decision::deny, "disk.format",
+                  "`hdparm " + v.text + "` destroys data on the disk");
             return;
         }
     }
@@ -334,11 +374,13 @@ void volume_remove_program(Analyzer& a, Call& c) {
 }
 
 void creates_program(Analyzer& a, Call& c) {
-    a.hit(Decision::cage, c.name == "mkdir" ? "mkdir.creates" : "touch.creates", "`" + c.name + "` creates files or directories");
+    a.hit(Decision::cage, c.name == "mkdir" ? "mkdir.creates" : "touch.creates",
+          "`" + c.name + "` creates files or directories");
 }
 
 void install_program(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "gmotS", {"--group", "--mode", "--owner", "--target-directory", "--suffix"}, false);
+    Opts o = parse_opts(c.args, 0, "gmotS",
+                        {"--group", "--mode", "--owner", "--target-directory", "--suffix"}, false);
     if (o.has_any({"-d", "--directory"})) {
         a.hit(Decision::cage, "mkdir.creates", "`install -d` creates directories");
         return;
@@ -347,7 +389,8 @@ void install_program(Analyzer& a, Call& c) {
     for (const Value* s : sd.sources) a.check_read(*s, "install", *c.scope);
     if (sd.dest) a.check_write(*sd.dest, WriteMode::replace, "install", *c.scope);
     for (const std::string& m : o.values("-m")) {
-        if (sets_setuid(m)) a.hit(Decision::deny, "chmod.setuid", "`install -m " + m + "` installs a setuid file");
+        if (sets_setuid(m))
+            a.hit(Decision::deny, "chmod.setuid", "`install -m " + m + "` installs a setuid file");
     }
 }
 
@@ -355,38 +398,60 @@ void tar_program(Analyzer& a, Call& c) {
     // The first word may be a bundle without '-' (tar xzf a.tgz).
     std::vector<Value> args = c.args;
     if (!args.empty() && args[0].known() && !args[0].text.empty() && args[0].text[0] != '-' &&
-        args[0].text.find_first_not_of("AcdrtuxfjJzZvkpPsSwWhOlbBgGmMnNoqRTVX") == std::string::npos) {
+        args[0].text.find_first_not_of("AcdrtuxfjJzZvkpPsSwWhOlbBgGmMnNoqRTVX") ==
+            std::string::npos) {
         args[0].text.insert(0, "-");
     }
-    Opts o = parse_opts(args, 0, "fCTXbgIKLNVFH", {"--file", "--directory", "--files-from", "--exclude-from",
-                                                   "--use-compress-program", "--to-command", "--checkpoint-action",
-                                                   "--info-script", "--new-volume-script", "--rsh-command", "--exclude",
-                                                   "--owner", "--group", "--mode", "--transform", "--format",
-                                                   "--newer", "--after-date", "--blocking-factor", "--label"},
+    Opts o = parse_opts(args, 0, "fCTXbgIKLNVFH",
+                        {"--file",
+                         "--directory",
+                         "--files-from",
+                         "--exclude-from",
+                         "--use-compress-program",
+                         "--to-command",
+                         "--checkpoint-action",
+                         "--info-script",
+                         "--new-volume-script",
+                         "--rsh-command",
+                         "--exclude",
+                         "--owner",
+                         "--group",
+                         "--mode",
+                         "--transform",
+                         "--format",
+                         "--newer",
+                         "--after-date",
+                         "--blocking-factor",
+                         "--label"},
                         false);
     bool ro = true;
     for (const std::string& act : o.values("--checkpoint-action")) {
         ro = false;
         a.hit(Decision::cage, "tar.runs-commands", "tar --checkpoint-action runs commands");
-        if (act.rfind("exec=", 0) == 0) a.run_string(Value::literal(act.substr(5)), *c.scope, false, Stream(), "tar's checkpoint action");
+        if (act.rfind("exec=", 0) == 0)
+            a.run_string(Value::literal(act.substr(5)), *c.scope, false, Stream(),
+                         "tar's checkpoint action");
     }
     for (const char* opt : {"--to-command", "--info-script", "--new-volume-script", "-F"}) {
         for (const std::string& cmd : o.values(opt)) {
             ro = false;
-            a.hit(Decision::cage, "tar.runs-commands", std::string("tar ") + opt + " runs commands");
+            a.hit(Decision::cage, "tar.runs-commands",
+                  std::string("tar ") + opt + " runs commands");
             a.run_string(Value::literal(cmd), *c.scope, false, Stream(), std::string("tar ") + opt);
         }
     }
     for (const char* opt : {"-I", "--use-compress-program", "--rsh-command"}) {
         for (const std::string& cmd : o.values(opt)) {
             ro = false;
-            a.hit(Decision::cage, "tar.runs-commands", std::string("tar ") + opt + " runs a program");
+            a.hit(Decision::cage, "tar.runs-commands",
+                  std::string("tar ") + opt + " runs a program");
             a.run_string(Value::literal(cmd), *c.scope, false, Stream(), std::string("tar ") + opt);
         }
     }
     bool create = o.has_any({"-c", "--create"});
     bool extract = o.has_any({"-x", "--extract", "--get"});
-    bool update = o.has_any({"-r", "-u", "--append", "--update", "-A", "--catenate", "--concatenate", "--delete"});
+    bool update = o.has_any(
+        {"-r", "-u", "--append", "--update", "-A", "--catenate", "--concatenate", "--delete"});
     std::optional<std::string> file = o.value("-f");
     if (!file) file = o.value("--file");
     std::vector<const Value*> dirs;
@@ -396,7 +461,8 @@ void tar_program(Analyzer& a, Call& c) {
     if (create || update) {
         ro = false;
         if (file && *file != "-") {
-            a.check_write(Value::literal(*file), create ? WriteMode::truncate : WriteMode::append, "tar's archive", *c.scope);
+            a.check_write(Value::literal(*file), create ? WriteMode::truncate : WriteMode::append,
+                          "tar's archive", *c.scope);
         } else {
             a.hit(Decision::cage, "tar.creates", "tar writes an archive");
         }
@@ -412,7 +478,8 @@ void tar_program(Analyzer& a, Call& c) {
             if (dirs.empty()) {
                 a.check_write(Value::literal("."), WriteMode::replace, "tar -x", *c.scope);
             } else {
-                for (const Value* d : dirs) a.check_write(*d, WriteMode::replace, "tar -x -C", *c.scope);
+                for (const Value* d : dirs)
+                    a.check_write(*d, WriteMode::replace, "tar -x -C", *c.scope);
             }
         }
     }
@@ -430,11 +497,14 @@ void unzip_program(Analyzer& a, Call& c) {
 }
 
 void zip_program(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "bntTxiO", {"--temp-path", "--unzip-command", "--exclude", "--include", "--output-file"}, false);
+    Opts o = parse_opts(
+        c.args, 0, "bntTxiO",
+        {"--temp-path", "--unzip-command", "--exclude", "--include", "--output-file"}, false);
     if (o.has_any({"-T", "--test", "-TT", "--unzip-command"})) {
         a.hit(Decision::cage, "zip.runs-commands", "zip -T runs a test command");
     }
-    if (!o.operands.empty()) a.check_write(c.args[o.operands[0]], WriteMode::replace, "zip's archive", *c.scope);
+    if (!o.operands.empty())
+        a.check_write(c.args[o.operands[0]], WriteMode::replace, "zip's archive", *c.scope);
     bool rec = o.has_any({"-r", "--recurse-paths"});
     for (size_t i = 1; i < o.operands.size(); ++i) {
         a.check_read(c.args[o.operands[i]], "zip", *c.scope, rec);
@@ -453,7 +523,8 @@ void compress_program(Analyzer& a, Call& c) {
         a.hit(Decision::allow, "readonly." + c.name, "`" + c.name + "` writes to stdout only");
         return;
     }
-    a.hit(Decision::cage, "compress.replaces", "`" + c.name + "` replaces files with their (de)compressed form");
+    a.hit(Decision::cage, "compress.replaces",
+          "`" + c.name + "` replaces files with their (de)compressed form");
 }
 
 void editor_program(Analyzer& a, Call& c) {
@@ -462,34 +533,75 @@ void editor_program(Analyzer& a, Call& c) {
 
 void patch_program(Analyzer& a, Call& c) {
     Opts o = parse_opts(c.args, 0, "pdioBDFrVYz", {"--directory", "--input", "--output"}, false);
-    for (const std::string& out : o.values("-o")) a.check_write(Value::literal(out), WriteMode::truncate, "patch -o", *c.scope);
+    for (const std::string& out : o.values("-o"))
+        a.check_write(Value::literal(out), WriteMode::truncate, "patch -o", *c.scope);
     a.hit(Decision::cage, "patch.edits", "`patch` edits files");
 }
 
 }  // namespace
 
-std::vector<ProgramEntry> file_programs() {
-    return {
-        {"cp", cp_program},           {"mv", mv_program},           {"ln", ln_program},
-        {"rsync", rsync_program},     {"scp", scp_program},         {"chmod", chmod_program},
-        {"chown", chown_program},     {"chgrp", chown_program},     {"dd", dd_program},
-        {"truncate", truncate_program}, {"mkfs", disk_program},     {"mke2fs", disk_program},
-        {"mkswap", disk_program},     {"mkdosfs", disk_program},    {"mkntfs", disk_program},
-        {"wipefs", disk_program},     {"fdisk", disk_program},      {"sfdisk", disk_program},
-        {"cfdisk", disk_program},     {"gdisk", disk_program},      {"sgdisk", disk_program},
-        {"parted", disk_program},     {"blkdiscard", disk_program}, {"cryptsetup", cryptsetup_program},
-        {"hdparm", hdparm_program},   {"lvremove", volume_remove_program}, {"vgremove", volume_remove_program},
-        {"pvremove", volume_remove_program}, {"zpool", volume_remove_program},
-        {"mkdir", creates_program},   {"touch", creates_program},   {"install", install_program},
-        {"tar", tar_program},         {"unzip", unzip_program},     {"zip", zip_program},
-        {"gzip", compress_program},   {"gunzip", compress_program}, {"bzip2", compress_program},
-        {"bunzip2", compress_program}, {"xz", compress_program},    {"unxz", compress_program},
-        {"zstd", compress_program},   {"unzstd", compress_program}, {"lz4", compress_program},
-        {"vi", editor_program},       {"vim", editor_program},      {"nvim", editor_program},
-        {"nano", editor_program},     {"emacs", editor_program},    {"ed", editor_program},
-        {"ex", editor_program},       {"code", editor_program},     {"patch", patch_program},
-        {"split", editor_program},    {"csplit", editor_program},
-    };
+namespace {
+constexpr auto kFilePrograms = sorted_by_name(std::to_array<ProgramEntry>({
+    {"cp", cp_program},
+    {"mv", mv_program},
+    {"ln", ln_program},
+    {"rsync", rsync_program},
+    {"scp", scp_program},
+    {"chmod", chmod_program},
+    {"chown", chown_program},
+    {"chgrp", chown_program},
+    {"dd", dd_program},
+    {"truncate", truncate_program},
+    {"mkfs", disk_program},
+    {"mke2fs", disk_program},
+    {"mkswap", disk_program},
+    {"mkdosfs", disk_program},
+    {"mkntfs", disk_program},
+    {"wipefs", disk_program},
+    {"fdisk", disk_program},
+    {"sfdisk", disk_program},
+    {"cfdisk", disk_program},
+    {"gdisk", disk_program},
+    {"sgdisk", disk_program},
+    {"parted", disk_program},
+    {"blkdiscard", disk_program},
+    {"cryptsetup", cryptsetup_program},
+    {"hdparm", hdparm_program},
+    {"lvremove", volume_remove_program},
+    {"vgremove", volume_remove_program},
+    {"pvremove", volume_remove_program},
+    {"zpool", volume_remove_program},
+    {"mkdir", creates_program},
+    {"touch", creates_program},
+    {"install", install_program},
+    {"tar", tar_program},
+    {"unzip", unzip_program},
+    {"zip", zip_program},
+    {"gzip", compress_program},
+    {"gunzip", compress_program},
+    {"bzip2", compress_program},
+    {"bunzip2", compress_program},
+    {"xz", compress_program},
+    {"unxz", compress_program},
+    {"zstd", compress_program},
+    {"unzstd", compress_program},
+    {"lz4", compress_program},
+    {"vi", editor_program},
+    {"vim", editor_program},
+    {"nvim", editor_program},
+    {"nano", editor_program},
+    {"emacs", editor_program},
+    {"ed", editor_program},
+    {"ex", editor_program},
+    {"code", editor_program},
+    {"patch", patch_program},
+    {"split", editor_program},
+    {"csplit", editor_program},
+}));
+}  // namespace
+
+std::span<const ProgramEntry> file_programs() {
+    return kFilePrograms;
 }
 
 }  // namespace toolcage::classify::detail

@@ -3,9 +3,9 @@
 // published history and destroying recovery data (reflog, stashes) is refused; local changes
 // the reflog can undo are caged; inspection is allowed.
 #include <algorithm>
-#include <unordered_map>
 
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -24,7 +24,8 @@ void read_only(Analyzer& a, Git& g) {
     a.hit(Decision::allow, "readonly.git", "`git " + g.sub + "` only reads the repository");
 }
 
-void local_change(Analyzer& a, Git& g, std::string_view what = "changes the repository; the reflog can undo it") {
+void local_change(Analyzer& a, Git& g,
+                  std::string_view what = "changes the repository; the reflog can undo it") {
     a.hit(Decision::cage, "git.local-change", "`git " + g.sub + "` " + std::string(what));
 }
 
@@ -49,7 +50,8 @@ bool has_short(const Git& g, char letter) {
     return false;
 }
 
-std::vector<const Value*> operands(const Git& g, std::initializer_list<std::string_view> with_arg = {}) {
+std::vector<const Value*> operands(const Git& g,
+                                   std::initializer_list<std::string_view> with_arg = {}) {
     std::vector<const Value*> out;
     for (size_t i = 0; i < g.args.size(); ++i) {
         const Value& v = g.args[i];
@@ -83,9 +85,11 @@ void diff_like(Analyzer& a, Call& c, Git& g) {
             }
             a.check_write(target, WriteMode::truncate, "git " + g.sub + " --output", *c.scope);
             ro = false;
-        } else if (t == "--ext-diff" || t == "--textconv" || t.rfind("--open-files-in-pager", 0) == 0 ||
+        } else if (t == "--ext-diff" || t == "--textconv" ||
+                   t.rfind("--open-files-in-pager", 0) == 0 ||
                    (g.sub == "grep" && t.rfind("-O", 0) == 0)) {
-            a.hit(Decision::cage, "git.runs-program", "`git " + g.sub + " " + t + "` runs a configured external program");
+            a.hit(Decision::cage, "git.runs-program",
+                  "`git " + g.sub + " " + t + "` runs a configured external program");
             ro = false;
         } else if (t == "--no-index") {
             for (const Value* op : operands(g)) a.check_read(*op, "git diff --no-index", *c.scope);
@@ -96,7 +100,8 @@ void diff_like(Analyzer& a, Call& c, Git& g) {
 
 void git_reset(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--hard", "--merge", "--keep"})) {
-        a.hit(Decision::deny, "git.reset-hard", "`git reset --hard` discards uncommitted changes for good");
+        a.hit(Decision::deny, "git.reset-hard",
+              "`git reset --hard` discards uncommitted changes for good");
         return;
     }
     local_change(a, g, "moves HEAD and the index; working tree files are kept");
@@ -111,29 +116,37 @@ void git_clean(Analyzer& a, Call&, Git& g) {
         return;
     }
     if (force) {
-        a.hit(Decision::deny, "git.clean-force", "`git clean -f` deletes untracked files (and with -x ignored ones, like .env) for good");
+        a.hit(Decision::deny, "git.clean-force",
+              "`git clean -f` deletes untracked files (and with -x ignored ones, like .env) for "
+              "good");
         return;
     }
-    local_change(a, g, interactive ? "asks which untracked files to delete" : "without -f deletes nothing");
+    local_change(
+        a, g, interactive ? "asks which untracked files to delete" : "without -f deletes nothing");
 }
 
 void git_push(Analyzer& a, Call&, Git& g) {
     bool dry = has(g, {"--dry-run"}) || has_short(g, 'n');
-    bool force = has(g, {"--force", "--force-with-lease", "--force-if-includes", "--mirror"}) || has_short(g, 'f');
+    bool force = has(g, {"--force", "--force-with-lease", "--force-if-includes", "--mirror"}) ||
+                 has_short(g, 'f');
     bool del = has(g, {"--delete", "--prune"}) || has_short(g, 'd');
-    std::vector<const Value*> ops = operands(g, {"-o", "--push-option", "--repo", "--receive-pack", "--exec"});
+    std::vector<const Value*> ops =
+        operands(g, {"-o", "--push-option", "--repo", "--receive-pack", "--exec"});
     for (size_t i = 1; i < ops.size(); ++i) {
         const std::string& r = ops[i]->text;
         if (!r.empty() && r[0] == '+') force = true;
         if (!r.empty() && r[0] == ':') del = true;
     }
-    if (has(g, {"--receive-pack", "--exec"})) a.hit(Decision::cage, "git.runs-program", "`git push --receive-pack` runs a program on the remote");
+    if (has(g, {"--receive-pack", "--exec"}))
+        a.hit(Decision::cage, "git.runs-program",
+              "`git push --receive-pack` runs a program on the remote");
     if (dry) {
         a.hit(Decision::cage, "git.network", "`git push --dry-run` only talks to the remote");
         return;
     }
     if (force) {
-        a.hit(Decision::deny, "git.push-force", "a forced push rewrites published history on the remote");
+        a.hit(Decision::deny, "git.push-force",
+              "a forced push rewrites published history on the remote");
         return;
     }
     if (del) {
@@ -145,21 +158,27 @@ void git_push(Analyzer& a, Call&, Git& g) {
 
 // A lone operand that names files rather than a branch: ".", a pattern, or a file name.
 bool looks_like_path(const std::string& t) {
-    if (t == "." || t == ".." || t == "*" || has_glob_chars(t) || t.rfind("./", 0) == 0 || t.rfind("../", 0) == 0) return true;
+    if (t == "." || t == ".." || t == "*" || has_glob_chars(t) || t.rfind("./", 0) == 0 ||
+        t.rfind("../", 0) == 0)
+        return true;
     size_t dot = t.rfind('.');
     size_t slash = t.rfind('/');
-    if (dot == std::string::npos || dot == 0 || (slash != std::string::npos && dot < slash)) return false;
+    if (dot == std::string::npos || dot == 0 || (slash != std::string::npos && dot < slash))
+        return false;
     std::string ext = t.substr(dot + 1);
     if (ext.empty() || ext.size() > 5) return false;
-    bool alpha = std::all_of(ext.begin(), ext.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); });
-    bool version = t.size() > 1 && (t[0] == 'v' || std::isdigit(static_cast<unsigned char>(t[0]))) &&
+    bool alpha = std::all_of(ext.begin(), ext.end(),
+                             [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); });
+    bool version = t.size() > 1 &&
+                   (t[0] == 'v' || std::isdigit(static_cast<unsigned char>(t[0]))) &&
                    std::isdigit(static_cast<unsigned char>(t[t[0] == 'v' ? 1 : 0]));
     return alpha && !version;
 }
 
 void git_checkout(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--force"}) || has_short(g, 'f')) {
-        a.hit(Decision::deny, "git.checkout-discard", "`git checkout -f` discards uncommitted changes");
+        a.hit(Decision::deny, "git.checkout-discard",
+              "`git checkout -f` discards uncommitted changes");
         return;
     }
     if (has(g, {"-b", "-B", "--orphan"}) || has(g, {"--detach"})) {
@@ -167,12 +186,15 @@ void git_checkout(Analyzer& a, Call&, Git& g) {
         return;
     }
     std::vector<const Value*> ops = operands(g, {"--conflict", "--pathspec-from-file"});
-    auto dd = std::find_if(g.args.begin(), g.args.end(), [](const Value& w) { return w.text == "--"; });
+    auto dd =
+        std::find_if(g.args.begin(), g.args.end(), [](const Value& w) { return w.text == "--"; });
     bool paths = dd != g.args.end() && dd + 1 != g.args.end();
-    if (!paths) paths = ops.size() >= 2 || (ops.size() == 1 && looks_like_path(ops[0]->text)) ||
-                        has(g, {"--pathspec-from-file", "--ours", "--theirs"});
+    if (!paths)
+        paths = ops.size() >= 2 || (ops.size() == 1 && looks_like_path(ops[0]->text)) ||
+                has(g, {"--pathspec-from-file", "--ours", "--theirs"});
     if (paths || has(g, {"--patch"}) || has_short(g, 'p')) {
-        a.hit(Decision::deny, "git.checkout-discard", "`git checkout` of paths overwrites their uncommitted changes");
+        a.hit(Decision::deny, "git.checkout-discard",
+              "`git checkout` of paths overwrites their uncommitted changes");
         return;
     }
     local_change(a, g, "switches branches; uncommitted changes are kept or the switch is refused");
@@ -185,12 +207,14 @@ void git_restore(Analyzer& a, Call&, Git& g) {
         local_change(a, g, "only unstages; working tree files are kept");
         return;
     }
-    a.hit(Decision::deny, "git.restore-worktree", "`git restore` overwrites uncommitted changes in the working tree");
+    a.hit(Decision::deny, "git.restore-worktree",
+          "`git restore` overwrites uncommitted changes in the working tree");
 }
 
 void git_switch(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--discard-changes", "--force"}) || has_short(g, 'f')) {
-        a.hit(Decision::deny, "git.switch-discard", "`git switch --discard-changes` throws away uncommitted changes");
+        a.hit(Decision::deny, "git.switch-discard",
+              "`git switch --discard-changes` throws away uncommitted changes");
         return;
     }
     local_change(a, g, "switches branches; uncommitted changes are kept or the switch is refused");
@@ -199,7 +223,8 @@ void git_switch(Analyzer& a, Call&, Git& g) {
 void git_stash(Analyzer& a, Call&, Git& g) {
     std::string sub = g.args.empty() || is_flag(g.args[0]) ? "push" : g.args[0].text;
     if (sub == "drop" || sub == "clear") {
-        a.hit(Decision::deny, "git.stash-drop", "`git stash " + sub + "` deletes stashed changes for good");
+        a.hit(Decision::deny, "git.stash-drop",
+              "`git stash " + sub + "` deletes stashed changes for good");
         return;
     }
     if (sub == "list" || sub == "show") {
@@ -213,20 +238,25 @@ void git_branch(Analyzer& a, Call&, Git& g) {
     bool force = has(g, {"--force"}) || has_short(g, 'f');
     bool del = has(g, {"--delete"}) || has_short(g, 'd');
     if (has_short(g, 'D') || (del && force)) {
-        a.hit(Decision::deny, "git.branch-force-delete", "`git branch -D` deletes a branch with unmerged commits");
+        a.hit(Decision::deny, "git.branch-force-delete",
+              "`git branch -D` deletes a branch with unmerged commits");
         return;
     }
     if (has_short(g, 'M') || has_short(g, 'C')) {
-        a.hit(Decision::deny, "git.branch-force-delete", "`git branch -M/-C` overwrites an existing branch");
+        a.hit(Decision::deny, "git.branch-force-delete",
+              "`git branch -M/-C` overwrites an existing branch");
         return;
     }
     bool modifies = del || has_short(g, 'm') || has_short(g, 'c') || force ||
-                    has(g, {"--move", "--copy", "--set-upstream-to", "--unset-upstream", "--edit-description", "--track"}) ||
+                    has(g, {"--move", "--copy", "--set-upstream-to", "--unset-upstream",
+                            "--edit-description", "--track"}) ||
                     has_short(g, 'u');
-    bool listing = has(g, {"--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--show-current"}) ||
+    bool listing = has(g, {"--list", "--contains", "--no-contains", "--merged", "--no-merged",
+                           "--points-at", "--show-current"}) ||
                    has_short(g, 'l') || has_short(g, 'a') || has_short(g, 'r');
-    std::vector<const Value*> ops = operands(g, {"--sort", "--format", "--contains", "--merged", "--no-merged", "--points-at",
-                                                 "--no-contains", "--color", "--column"});
+    std::vector<const Value*> ops =
+        operands(g, {"--sort", "--format", "--contains", "--merged", "--no-merged", "--points-at",
+                     "--no-contains", "--color", "--column"});
     if (!modifies && (ops.empty() || listing)) {
         read_only(a, g);
         return;
@@ -235,9 +265,12 @@ void git_branch(Analyzer& a, Call&, Git& g) {
 }
 
 void git_tag(Analyzer& a, Call&, Git& g) {
-    std::vector<const Value*> ops = operands(g, {"-m", "-F", "-u", "--sort", "--format", "--contains", "--points-at"});
-    bool listing = has(g, {"--list"}) || has_short(g, 'l') || has(g, {"--contains", "--points-at", "--merged"});
-    bool create = has_short(g, 'a') || has_short(g, 's') || has_short(g, 'm') || has_short(g, 'f') || has_short(g, 'd');
+    std::vector<const Value*> ops =
+        operands(g, {"-m", "-F", "-u", "--sort", "--format", "--contains", "--points-at"});
+    bool listing = has(g, {"--list"}) || has_short(g, 'l') ||
+                   has(g, {"--contains", "--points-at", "--merged"});
+    bool create = has_short(g, 'a') || has_short(g, 's') || has_short(g, 'm') ||
+                  has_short(g, 'f') || has_short(g, 'd');
     if ((ops.empty() || listing) && !create) {
         read_only(a, g);
         return;
@@ -248,7 +281,8 @@ void git_tag(Analyzer& a, Call&, Git& g) {
 void git_reflog(Analyzer& a, Call&, Git& g) {
     std::string sub = g.args.empty() ? "show" : g.args[0].text;
     if (sub == "expire" || sub == "delete") {
-        a.hit(Decision::deny, "git.reflog-expire", "`git reflog " + sub + "` destroys the data that undoes resets and rebases");
+        a.hit(Decision::deny, "git.reflog-expire",
+              "`git reflog " + sub + "` destroys the data that undoes resets and rebases");
         return;
     }
     read_only(a, g);
@@ -256,8 +290,10 @@ void git_reflog(Analyzer& a, Call&, Git& g) {
 
 void git_gc(Analyzer& a, Call&, Git& g) {
     for (const Value& v : g.args) {
-        if (v.text == "--prune=now" || v.text == "--prune=all" || v.text == "--prune=0" || v.text.rfind("--prune=now", 0) == 0) {
-            a.hit(Decision::deny, "git.gc-prune-now", "`git gc --prune=now` deletes unreachable commits that could still be recovered");
+        if (v.text == "--prune=now" || v.text == "--prune=all" || v.text == "--prune=0" ||
+            v.text.rfind("--prune=now", 0) == 0) {
+            a.hit(Decision::deny, "git.gc-prune-now",
+                  "`git gc --prune=now` deletes unreachable commits that could still be recovered");
             return;
         }
     }
@@ -266,8 +302,10 @@ void git_gc(Analyzer& a, Call&, Git& g) {
 
 void git_prune(Analyzer& a, Call&, Git& g) {
     for (const Value& v : g.args) {
-        if (v.text.rfind("--expire", 0) == 0 && (contains(v.text, "now") || contains(v.text, "all"))) {
-            a.hit(Decision::deny, "git.gc-prune-now", "`git prune --expire=now` deletes unreachable commits");
+        if (v.text.rfind("--expire", 0) == 0 &&
+            (contains(v.text, "now") || contains(v.text, "all"))) {
+            a.hit(Decision::deny, "git.gc-prune-now",
+                  "`git prune --expire=now` deletes unreachable commits");
             return;
         }
     }
@@ -280,7 +318,8 @@ void git_rewrite(Analyzer& a, Call&, Git& g) {
 
 void git_update_ref(Analyzer& a, Call&, Git& g) {
     if (has(g, {"-d", "--delete"})) {
-        a.hit(Decision::deny, "git.update-ref-delete", "`git update-ref -d` deletes a ref without the reflog's safety");
+        a.hit(Decision::deny, "git.update-ref-delete",
+              "`git update-ref -d` deletes a ref without the reflog's safety");
         return;
     }
     local_change(a, g, "moves a ref");
@@ -293,7 +332,8 @@ void git_worktree(Analyzer& a, Call&, Git& g) {
         return;
     }
     if (sub == "remove" && (has(g, {"--force"}) || has_short(g, 'f'))) {
-        a.hit(Decision::deny, "git.worktree-remove-force", "`git worktree remove --force` deletes a worktree with its uncommitted changes");
+        a.hit(Decision::deny, "git.worktree-remove-force",
+              "`git worktree remove --force` deletes a worktree with its uncommitted changes");
         return;
     }
     local_change(a, g, "changes worktrees");
@@ -301,7 +341,8 @@ void git_worktree(Analyzer& a, Call&, Git& g) {
 
 void git_rm(Analyzer& a, Call&, Git& g) {
     if (!has(g, {"--cached"}) && (has(g, {"--force"}) || has_short(g, 'f'))) {
-        a.hit(Decision::deny, "git.rm-force", "`git rm -f` deletes files together with their uncommitted changes");
+        a.hit(Decision::deny, "git.rm-force",
+              "`git rm -f` deletes files together with their uncommitted changes");
         return;
     }
     local_change(a, g, "removes tracked files; the last commit keeps them");
@@ -309,7 +350,8 @@ void git_rm(Analyzer& a, Call&, Git& g) {
 
 void git_read_tree(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--reset"}) && (has(g, {"-u"}) || has_short(g, 'u'))) {
-        a.hit(Decision::deny, "git.reset-hard", "`git read-tree --reset -u` overwrites the working tree like reset --hard");
+        a.hit(Decision::deny, "git.reset-hard",
+              "`git read-tree --reset -u` overwrites the working tree like reset --hard");
         return;
     }
     local_change(a, g, "reads a tree into the index");
@@ -317,7 +359,8 @@ void git_read_tree(Analyzer& a, Call&, Git& g) {
 
 void git_checkout_index(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--force"}) || has_short(g, 'f')) {
-        a.hit(Decision::deny, "git.checkout-discard", "`git checkout-index -f` overwrites uncommitted changes");
+        a.hit(Decision::deny, "git.checkout-discard",
+              "`git checkout-index -f` overwrites uncommitted changes");
         return;
     }
     local_change(a, g, "writes files from the index");
@@ -326,10 +369,11 @@ void git_checkout_index(Analyzer& a, Call&, Git& g) {
 // Config keys whose value is a command git runs.
 bool is_command_key(std::string_view key) {
     std::string k = lower(key);
-    static const std::string_view kSuffix[] = {"pager", "editor", "sshcommand", "fsmonitor", "askpass", "gitproxy",
-                                               "external", "textconv", "command", "driver", "clean", "smudge",
-                                               "process", "helper", "program", "packobjectshook", "uploadpack",
-                                               "receivepack", "cmd", "tool"};
+    static const std::string_view kSuffix[] = {
+        "pager",           "editor",     "sshcommand",  "fsmonitor", "askpass",
+        "gitproxy",        "external",   "textconv",    "command",   "driver",
+        "clean",           "smudge",     "process",     "helper",    "program",
+        "packobjectshook", "uploadpack", "receivepack", "cmd",       "tool"};
     if (k.rfind("pager.", 0) == 0 || k.rfind("alias.", 0) == 0) return true;
     for (std::string_view s : kSuffix) {
         if (k.size() >= s.size() && k.compare(k.size() - s.size(), s.size(), s) == 0) return true;
@@ -337,12 +381,14 @@ bool is_command_key(std::string_view key) {
     return false;
 }
 
-void judge_config_value(Analyzer& a, Call& c, const std::string& key, const Value& value, std::string_view how) {
+void judge_config_value(Analyzer& a, Call& c, const std::string& key, const Value& value,
+                        std::string_view how) {
     if (!is_command_key(key)) return;
     Value code = value;
     std::string k = lower(key);
     if (k.rfind("alias.", 0) == 0) {
-        if (code.text.empty() || code.text[0] != '!') return;  // a git subcommand alias: judged when used
+        if (code.text.empty() || code.text[0] != '!')
+            return;  // a git subcommand alias: judged when used
         code.text = code.text.substr(1);
     } else if (!code.text.empty() && code.text[0] == '!') {
         code.text = code.text.substr(1);
@@ -351,15 +397,18 @@ void judge_config_value(Analyzer& a, Call& c, const std::string& key, const Valu
 }
 
 void git_config(Analyzer& a, Call& c, Git& g) {
-    static const std::string_view kRead[] = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
-                                             "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "--name-only"};
+    static const std::string_view kRead[] = {
+        "--get",       "--get-all",       "--get-regexp",  "--get-urlmatch", "--list",     "-l",
+        "--get-color", "--get-colorbool", "--show-origin", "--show-scope",   "--name-only"};
     bool read = false;
     for (const Value& v : g.args) {
         if (std::find(std::begin(kRead), std::end(kRead), v.text) != std::end(kRead)) read = true;
     }
-    std::vector<const Value*> ops = operands(g, {"--file", "-f", "--blob", "--type", "--default", "--comment"});
+    std::vector<const Value*> ops =
+        operands(g, {"--file", "-f", "--blob", "--type", "--default", "--comment"});
     if (!ops.empty() && (ops[0]->text == "get" || ops[0]->text == "list")) read = true;
-    if (!read && ops.size() == 1 && !has(g, {"--unset", "--unset-all", "--remove-section", "--rename-section", "--edit"}) &&
+    if (!read && ops.size() == 1 &&
+        !has(g, {"--unset", "--unset-all", "--remove-section", "--rename-section", "--edit"}) &&
         !has_short(g, 'e')) {
         read = true;
     }
@@ -393,8 +442,8 @@ void git_notes(Analyzer& a, Call&, Git& g) {
 void git_submodule(Analyzer& a, Call& c, Git& g) {
     std::vector<const Value*> ops = operands(g);
     if (!ops.empty() && ops[0]->text == "foreach" && ops.size() >= 2) {
-        a.run_string(join_values(g.args, static_cast<size_t>(ops[1] - g.args.data()), " "), *c.scope, false, Stream(),
-                     "git submodule foreach");
+        a.run_string(join_values(g.args, static_cast<size_t>(ops[1] - g.args.data()), " "),
+                     *c.scope, false, Stream(), "git submodule foreach");
     }
     if (ops.empty() || ops[0]->text == "status" || ops[0]->text == "summary") {
         read_only(a, g);
@@ -423,7 +472,8 @@ void git_bisect(Analyzer& a, Call& c, Git& g) {
         proto.scope = c.scope;
         a.exec_argv(std::vector<Value>(g.args.begin() + 1, g.args.end()), proto);
     }
-    if (!g.args.empty() && (g.args[0].text == "log" || g.args[0].text == "visualize" || g.args[0].text == "view")) {
+    if (!g.args.empty() &&
+        (g.args[0].text == "log" || g.args[0].text == "visualize" || g.args[0].text == "view")) {
         read_only(a, g);
         return;
     }
@@ -438,7 +488,8 @@ void git_archive(Analyzer& a, Call& c, Git& g) {
             return;
         }
         if (t.rfind("--output=", 0) == 0) {
-            a.check_write(Value::literal(t.substr(9)), WriteMode::truncate, "git archive --output", *c.scope);
+            a.check_write(Value::literal(t.substr(9)), WriteMode::truncate, "git archive --output",
+                          *c.scope);
             return;
         }
     }
@@ -446,10 +497,13 @@ void git_archive(Analyzer& a, Call& c, Git& g) {
 }
 
 void git_network(Analyzer& a, Call&, Git& g) {
-    a.hit(Decision::cage, "git.network", "`git " + g.sub + "` talks to a remote and updates local refs");
+    a.hit(Decision::cage, "git.network",
+          "`git " + g.sub + "` talks to a remote and updates local refs");
 }
 
-void git_local(Analyzer& a, Call&, Git& g) { local_change(a, g); }
+void git_local(Analyzer& a, Call&, Git& g) {
+    local_change(a, g);
+}
 
 // Its output names files in the workspace (for xargs).
 void git_ls_files(Analyzer& a, Call& c, Git& g) {
@@ -462,7 +516,9 @@ void git_ls_files(Analyzer& a, Call& c, Git& g) {
     c.out.kind = Stream::Kind::paths;
     c.out.paths = {v};
 }
-void git_read(Analyzer& a, Call&, Git& g) { read_only(a, g); }
+void git_read(Analyzer& a, Call&, Git& g) {
+    read_only(a, g);
+}
 void git_tool(Analyzer& a, Call&, Git& g) {
     a.hit(Decision::cage, "git.runs-program", "`git " + g.sub + "` runs configured external tools");
 }
@@ -470,43 +526,122 @@ void git_credential(Analyzer& a, Call&, Git& g) {
     a.hit(Decision::deny, "secret.read", "`git " + g.sub + "` prints stored credentials");
 }
 
-const std::unordered_map<std::string_view, GitHandler>& git_table() {
-    static const std::unordered_map<std::string_view, GitHandler> t = {
-        // inspection
-        {"status", git_read}, {"log", diff_like}, {"show", diff_like}, {"diff", diff_like}, {"blame", git_read},
-        {"annotate", git_read}, {"ls-files", git_ls_files}, {"ls-tree", git_read}, {"ls-remote", git_read},
-        {"rev-parse", git_read}, {"rev-list", git_read}, {"grep", diff_like}, {"describe", git_read},
-        {"shortlog", git_read}, {"cat-file", git_read}, {"show-ref", git_read}, {"for-each-ref", git_read},
-        {"name-rev", git_read}, {"merge-base", git_read}, {"count-objects", git_read}, {"whatchanged", diff_like},
-        {"diff-tree", diff_like}, {"diff-index", diff_like}, {"diff-files", diff_like}, {"check-ignore", git_read},
-        {"check-attr", git_read}, {"check-ref-format", git_read}, {"var", git_read}, {"version", git_read},
-        {"help", git_read}, {"cherry", git_read}, {"range-diff", diff_like}, {"verify-commit", git_read},
-        {"verify-tag", git_read}, {"verify-pack", git_read}, {"show-branch", git_read}, {"fsck", git_read},
-        {"reflog", git_reflog}, {"archive", git_archive}, {"get-tar-commit-id", git_read}, {"stripspace", git_read},
-        {"column", git_read}, {"interpret-trailers", git_read},
-        // refused when they destroy work or history
-        {"reset", git_reset}, {"clean", git_clean}, {"push", git_push}, {"checkout", git_checkout},
-        {"restore", git_restore}, {"switch", git_switch}, {"stash", git_stash}, {"branch", git_branch},
-        {"tag", git_tag}, {"gc", git_gc}, {"prune", git_prune}, {"filter-branch", git_rewrite},
-        {"filter-repo", git_rewrite}, {"update-ref", git_update_ref}, {"worktree", git_worktree},
-        {"rm", git_rm}, {"checkout-index", git_checkout_index}, {"config", git_config}, {"remote", git_remote},
-        {"notes", git_notes}, {"submodule", git_submodule}, {"rebase", git_rebase}, {"bisect", git_bisect},
-        // local, reflog-recoverable or bounded changes
-        {"add", git_local}, {"commit", git_local}, {"merge", git_local}, {"cherry-pick", git_local},
-        {"revert", git_local}, {"am", git_local}, {"apply", git_local}, {"mv", git_local}, {"init", git_local},
-        {"sparse-checkout", git_local}, {"maintenance", git_local}, {"update-index", git_local},
-        {"format-patch", git_local}, {"bundle", git_local}, {"hash-object", git_local}, {"mktree", git_local},
-        {"commit-tree", git_local}, {"replace", git_local}, {"fast-import", git_local}, {"symbolic-ref", git_local},
-        {"read-tree", git_read_tree}, {"merge-file", git_local}, {"repack", git_local}, {"pack-refs", git_local},
-        {"lfs", git_local}, {"rerere", git_local}, {"mergetool", git_tool}, {"difftool", git_tool},
-        {"instaweb", git_tool}, {"daemon", git_tool}, {"web--browse", git_tool}, {"credential", git_credential},
-        {"credential-store", git_credential}, {"credential-cache", git_credential},
-        // network
-        {"fetch", git_network}, {"pull", git_network}, {"clone", git_network}, {"send-email", git_network},
-        {"request-pull", git_read},
-    };
-    return t;
-}
+struct GitEntry {
+    std::string_view name;
+    GitHandler handler;
+};
+
+constexpr auto kGitCommands = sorted_by_name(std::to_array<GitEntry>({
+    // inspection
+    {"status", git_read},
+    {"log", diff_like},
+    {"show", diff_like},
+    {"diff", diff_like},
+    {"blame", git_read},
+    {"annotate", git_read},
+    {"ls-files", git_ls_files},
+    {"ls-tree", git_read},
+    {"ls-remote", git_read},
+    {"rev-parse", git_read},
+    {"rev-list", git_read},
+    {"grep", diff_like},
+    {"describe", git_read},
+    {"shortlog", git_read},
+    {"cat-file", git_read},
+    {"show-ref", git_read},
+    {"for-each-ref", git_read},
+    {"name-rev", git_read},
+    {"merge-base", git_read},
+    {"count-objects", git_read},
+    {"whatchanged", diff_like},
+    {"diff-tree", diff_like},
+    {"diff-index", diff_like},
+    {"diff-files", diff_like},
+    {"check-ignore", git_read},
+    {"check-attr", git_read},
+    {"check-ref-format", git_read},
+    {"var", git_read},
+    {"version", git_read},
+    {"help", git_read},
+    {"cherry", git_read},
+    {"range-diff", diff_like},
+    {"verify-commit", git_read},
+    {"verify-tag", git_read},
+    {"verify-pack", git_read},
+    {"show-branch", git_read},
+    {"fsck", git_read},
+    {"reflog", git_reflog},
+    {"archive", git_archive},
+    {"get-tar-commit-id", git_read},
+    {"stripspace", git_read},
+    {"column", git_read},
+    {"interpret-trailers", git_read},
+    // refused when they destroy work or history
+    {"reset", git_reset},
+    {"clean", git_clean},
+    {"push", git_push},
+    {"checkout", git_checkout},
+    {"restore", git_restore},
+    {"switch", git_switch},
+    {"stash", git_stash},
+    {"branch", git_branch},
+    {"tag", git_tag},
+    {"gc", git_gc},
+    {"prune", git_prune},
+    {"filter-branch", git_rewrite},
+    {"filter-repo", git_rewrite},
+    {"update-ref", git_update_ref},
+    {"worktree", git_worktree},
+    {"rm", git_rm},
+    {"checkout-index", git_checkout_index},
+    {"config", git_config},
+    {"remote", git_remote},
+    {"notes", git_notes},
+    {"submodule", git_submodule},
+    {"rebase", git_rebase},
+    {"bisect", git_bisect},
+    // local, reflog-recoverable or bounded changes
+    {"add", git_local},
+    {"commit", git_local},
+    {"merge", git_local},
+    {"cherry-pick", git_local},
+    {"revert", git_local},
+    {"am", git_local},
+    {"apply", git_local},
+    {"mv", git_local},
+    {"init", git_local},
+    {"sparse-checkout", git_local},
+    {"maintenance", git_local},
+    {"update-index", git_local},
+    {"format-patch", git_local},
+    {"bundle", git_local},
+    {"hash-object", git_local},
+    {"mktree", git_local},
+    {"commit-tree", git_local},
+    {"replace", git_local},
+    {"fast-import", git_local},
+    {"symbolic-ref", git_local},
+    {"read-tree", git_read_tree},
+    {"merge-file", git_local},
+    {"repack", git_local},
+    {"pack-refs", git_local},
+    {"lfs", git_local},
+    {"rerere", git_local},
+    {"mergetool", git_tool},
+    {"difftool", git_tool},
+    {"instaweb", git_tool},
+    {"daemon", git_tool},
+    {"web--browse", git_tool},
+    {"credential", git_credential},
+    {"credential-store", git_credential},
+    {"credential-cache", git_credential},
+    // network
+    {"fetch", git_network},
+    {"pull", git_network},
+    {"clone", git_network},
+    {"send-email", git_network},
+    {"request-pull", git_read},
+}));
 
 void dispatch(Analyzer& a, Call& c, Git& g, int depth);
 
@@ -532,8 +667,9 @@ void run_alias(Analyzer& a, Call& c, Git& g, const std::string& body, int depth)
 // Subcommands whose destructive form is chosen by an option or refspec: an unquoted run-time
 // value may split into `--hard`, `-D x` or `+main`.
 bool option_sensitive(std::string_view sub) {
-    static const std::string_view kSubs[] = {"reset", "clean", "push", "branch", "restore", "stash", "reflog",
-                                             "gc", "worktree", "rm", "update-ref", "read-tree"};
+    static const std::string_view kSubs[] = {"reset",    "clean", "push",       "branch",
+                                             "restore",  "stash", "reflog",     "gc",
+                                             "worktree", "rm",    "update-ref", "read-tree"};
     return std::find(std::begin(kSubs), std::end(kSubs), sub) != std::end(kSubs);
 }
 
@@ -541,9 +677,10 @@ void dispatch(Analyzer& a, Call& c, Git& g, int depth) {
     if (option_sensitive(g.sub)) {
         for (const Value& v : g.args) {
             if (v.splits && !v.text.empty() && v.text[0] == kUnknown) {
-                a.hit(Decision::deny, "git.dynamic-argument",
-                      "`git " + g.sub + "` gets an unquoted run-time value (`" + v.shown() +
-                          "`) that may split into destructive options; quote it or put it after --");
+                a.hit(
+                    Decision::deny, "git.dynamic-argument",
+                    "`git " + g.sub + "` gets an unquoted run-time value (`" + v.shown() +
+                        "`) that may split into destructive options; quote it or put it after --");
                 return;
             }
         }
@@ -557,13 +694,13 @@ void dispatch(Analyzer& a, Call& c, Git& g, int depth) {
         run_alias(a, c, g, al->second, depth);
         return;
     }
-    const auto& t = git_table();
-    auto it = t.find(g.sub);
-    if (it == t.end()) {
-        a.hit(Decision::cage, "git.unknown", "`git " + g.sub + "` is not a known subcommand (it may be an alias from git config)");
+    const GitEntry* e = find_by_name<GitEntry>(kGitCommands, g.sub);
+    if (!e) {
+        a.hit(Decision::cage, "git.unknown",
+              "`git " + g.sub + "` is not a known subcommand (it may be an alias from git config)");
         return;
     }
-    it->second(a, c, g);
+    e->handler(a, c, g);
 }
 
 void git_program(Analyzer& a, Call& c) {
@@ -578,18 +715,21 @@ void git_program(Analyzer& a, Call& c) {
             break;
         }
         if (t.empty() || t[0] != '-') break;
-        if (t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix" ||
-            t == "--attr-source") {
+        if (t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" ||
+            t == "--super-prefix" || t == "--attr-source") {
             ++i;
         } else if (t == "-c" || t.rfind("-c", 0) == 0) {
-            std::string kv = t == "-c" ? (i + 1 < c.argc() ? c.arg(++i) : std::string()) : t.substr(2);
+            std::string kv =
+                t == "-c" ? (i + 1 < c.argc() ? c.arg(++i) : std::string()) : t.substr(2);
             override = true;
             size_t eq = kv.find('=');
             std::string key = kv.substr(0, eq);
             Value value = Value::literal(eq == std::string::npos ? "" : kv.substr(eq + 1));
-            if (lower(key).rfind("alias.", 0) == 0) g.aliases.insert_or_assign(key.substr(6), value.text);
+            if (lower(key).rfind("alias.", 0) == 0)
+                g.aliases.insert_or_assign(key.substr(6), value.text);
             judge_config_value(a, c, key, value, "git -c");
-        } else if (t == "--config-env" || t.rfind("--config-env=", 0) == 0 || t.rfind("--exec-path", 0) == 0) {
+        } else if (t == "--config-env" || t.rfind("--config-env=", 0) == 0 ||
+                   t.rfind("--exec-path", 0) == 0) {
             override = true;
             if (t == "--config-env") ++i;
         } else if (t == "--version" || t == "-v" || t == "--help" || t == "-h") {
@@ -598,7 +738,8 @@ void git_program(Analyzer& a, Call& c) {
         }
     }
     if (override) {
-        a.hit(Decision::cage, "git.config-override", "a git config override (-c, --config-env, --exec-path) can make git run programs");
+        a.hit(Decision::cage, "git.config-override",
+              "a git config override (-c, --config-env, --exec-path) can make git run programs");
     }
     if (i >= c.argc()) {
         a.hit(Decision::allow, "readonly.git", "`git` without a subcommand prints help");
@@ -611,6 +752,12 @@ void git_program(Analyzer& a, Call& c) {
 
 }  // namespace
 
-std::vector<ProgramEntry> git_programs() { return {{"git", git_program}}; }
+namespace {
+constexpr ProgramEntry kGitPrograms[] = {{"git", git_program}};
+}  // namespace
+
+std::span<const ProgramEntry> git_programs() {
+    return kGitPrograms;
+}
 
 }  // namespace toolcage::classify::detail

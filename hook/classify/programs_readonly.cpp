@@ -3,10 +3,10 @@
 // without -o, …). A check that finds a write or a command reports it and the program is not
 // allowed; otherwise the verdict is `readonly.<program>`.
 #include <algorithm>
-#include <unordered_map>
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -17,9 +17,9 @@ namespace {
 using Check = bool (*)(Analyzer&, Call&);
 
 enum Flags : unsigned {
-    kReadsFiles = 1,  // operands are files whose content it shows: secrets are refused
-    kFilter = 2,      // copies stdin to stdout (pipe taint passes through)
-    kPassThrough = 4, // stdout is exactly stdin (cat, tee): known text stays known
+    kReadsFiles = 1,   // operands are files whose content it shows: secrets are refused
+    kFilter = 2,       // copies stdin to stdout (pipe taint passes through)
+    kPassThrough = 4,  // stdout is exactly stdin (cat, tee): known text stays known
 };
 
 struct ReadOnly {
@@ -45,7 +45,8 @@ bool check_find(Analyzer& a, Call& c) {
     std::vector<Value> starts;
     while (i < c.argc()) {
         const Value& v = c.args[i];
-        if (!v.unknown && (v.text.empty() || v.text[0] == '-' || v.text == "(" || v.text == "!")) break;
+        if (!v.unknown && (v.text.empty() || v.text[0] == '-' || v.text == "(" || v.text == "!"))
+            break;
         starts.push_back(v);
         ++i;
     }
@@ -63,18 +64,20 @@ bool check_find(Analyzer& a, Call& c) {
             continue;
         }
         if (t == "-name" || t == "-iname" || t == "-path" || t == "-ipath" || t == "-wholename" ||
-            t == "-iwholename" || t == "-regex" || t == "-iregex" || t == "-lname" || t == "-ilname") {
+            t == "-iwholename" || t == "-regex" || t == "-iregex" || t == "-lname" ||
+            t == "-ilname") {
             if (i + 1 < c.argc() && !negated) {
                 filtered = true;
-                if (t == "-name" || t == "-iname" || t == "-path" || t == "-ipath" || t == "-wholename") {
+                if (t == "-name" || t == "-iname" || t == "-path" || t == "-ipath" ||
+                    t == "-wholename") {
                     names.push_back(c.arg(i + 1));
                 }
             }
             ++i;
-        } else if (t == "-newer" || t == "-mtime" || t == "-mmin" || t == "-atime" || t == "-amin" ||
-                   t == "-ctime" || t == "-cmin" || t == "-size" || t == "-user" || t == "-group" ||
-                   t == "-perm" || t == "-uid" || t == "-gid" || t == "-inum" || t == "-samefile" ||
-                   t == "-newermt" || t == "-links") {
+        } else if (t == "-newer" || t == "-mtime" || t == "-mmin" || t == "-atime" ||
+                   t == "-amin" || t == "-ctime" || t == "-cmin" || t == "-size" || t == "-user" ||
+                   t == "-group" || t == "-perm" || t == "-uid" || t == "-gid" || t == "-inum" ||
+                   t == "-samefile" || t == "-newermt" || t == "-links") {
             if (!negated) filtered = true;
             ++i;
         } else if (t == "-empty" || t == "-nouser" || t == "-nogroup") {
@@ -86,11 +89,12 @@ bool check_find(Analyzer& a, Call& c) {
         } else if (t == "-delete") {
             delete_at.push_back(i);
         } else if (t == "-fprint" || t == "-fprint0" || t == "-fls" || t == "-fprintf") {
-            if (i + 1 < c.argc()) a.check_write(c.args[i + 1], WriteMode::truncate, "find " + t, *c.scope);
+            if (i + 1 < c.argc())
+                a.check_write(c.args[i + 1], WriteMode::truncate, "find " + t, *c.scope);
             ro = false;
             i += t == "-fprintf" ? 2 : 1;
-        } else if (t == "-maxdepth" || t == "-mindepth" || t == "-type" || t == "-xtype" || t == "-printf" ||
-                   t == "-fstype" || t == "-used" || t == "-context") {
+        } else if (t == "-maxdepth" || t == "-mindepth" || t == "-type" || t == "-xtype" ||
+                   t == "-printf" || t == "-fstype" || t == "-used" || t == "-context") {
             ++i;
         }
         negated = false;
@@ -109,7 +113,8 @@ bool check_find(Analyzer& a, Call& c) {
         // The command runs once per found file: judge it with each pattern of what is found.
         for (const Value& f : found) {
             std::vector<Value> argv;
-            for (size_t k = at + 1; k < stop; ++k) argv.push_back(substitute_placeholder(c.args[k], "{}", f));
+            for (size_t k = at + 1; k < stop; ++k)
+                argv.push_back(substitute_placeholder(c.args[k], "{}", f));
             Call proto;
             proto.scope = c.scope;
             proto.elevated = c.elevated;
@@ -160,7 +165,9 @@ SedEffects scan_sed(std::string_view s) {
         // Addresses: numbers, $, /re/, \cREc, first~step, ranges, !
         for (int k = 0; k < 2; ++k) {
             if (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '$')) {
-                while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '$' || s[i] == '~')) ++i;
+                while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) ||
+                                        s[i] == '$' || s[i] == '~'))
+                    ++i;
             } else if (i < s.size() && s[i] == '/') {
                 ++i;
                 skip_delimited('/');
@@ -285,7 +292,8 @@ bool check_sed(Analyzer& a, Call& c) {
     }
     bool ro = true;
     if (script_file) {
-        a.hit(Decision::cage, "sed.script-file", "`sed -f` runs a script file that may write files or run commands");
+        a.hit(Decision::cage, "sed.script-file",
+              "`sed -f` runs a script file that may write files or run commands");
         ro = false;
     }
     for (const std::string& s : scripts) {
@@ -293,14 +301,16 @@ bool check_sed(Analyzer& a, Call& c) {
         for (const std::string& r : fx.runs) {
             ro = false;
             a.hit(Decision::cage, "sed.runs-commands", "the sed script runs shell commands (e)");
-            if (!r.empty()) a.run_string(Value::literal(r), *c.scope, false, Stream(), "sed's e command");
+            if (!r.empty())
+                a.run_string(Value::literal(r), *c.scope, false, Stream(), "sed's e command");
         }
         for (const std::string& w : fx.writes) {
             ro = false;
             if (w == "/dev/stdout" || w == "/dev/stderr") continue;
             a.check_write(Value::literal(w), WriteMode::truncate, "sed's w command", *c.scope);
         }
-        for (const std::string& r : fx.reads) a.check_read(Value::literal(r), "sed's r command", *c.scope);
+        for (const std::string& r : fx.reads)
+            a.check_read(Value::literal(r), "sed's r command", *c.scope);
     }
     if (in_place) {
         ro = false;
@@ -314,19 +324,23 @@ bool check_sed(Analyzer& a, Call& c) {
 
 // awk: system(), pipes to and from commands, and print redirections.
 bool check_awk(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "FvfiEe", {"--field-separator", "--assign", "--file", "--include", "--source", "--exec"}, false);
+    Opts o = parse_opts(
+        c.args, 0, "FvfiEe",
+        {"--field-separator", "--assign", "--file", "--include", "--source", "--exec"}, false);
     bool ro = true;
     std::vector<std::string> programs;
     for (const std::string& s : o.values("-e")) programs.push_back(s);
     for (const std::string& s : o.values("--source")) programs.push_back(s);
     if (o.has("-f") || o.has("--file") || o.has("-E") || o.has("--exec")) {
-        a.hit(Decision::cage, "awk.program-file", "awk runs a program file that may write files or run commands");
+        a.hit(Decision::cage, "awk.program-file",
+              "awk runs a program file that may write files or run commands");
         ro = false;
     }
     for (const std::string& inc : o.values("-i")) {
         if (inc == "inplace") {
             ro = false;
-            for (size_t k : o.operands) a.check_write(c.args[k], WriteMode::replace, "awk -i inplace", *c.scope);
+            for (size_t k : o.operands)
+                a.check_write(c.args[k], WriteMode::replace, "awk -i inplace", *c.scope);
         }
     }
     std::vector<size_t> files = o.operands;
@@ -352,10 +366,11 @@ bool check_awk(Analyzer& a, Call& c) {
                 code += '"';
                 continue;
             }
-            if (p[i] == '/' ) {
+            if (p[i] == '/') {
                 // A regex literal: skip it so that `|` and `>` inside it do not count.
                 size_t k = code.find_last_not_of(" \t");
-                if (k == std::string::npos || std::string_view("({;,!~&|\n").find(code[k]) != std::string_view::npos) {
+                if (k == std::string::npos ||
+                    std::string_view("({;,!~&|\n").find(code[k]) != std::string_view::npos) {
                     ++i;
                     while (i < p.size() && p[i] != '/') {
                         if (p[i] == '\\') ++i;
@@ -376,10 +391,13 @@ bool check_awk(Analyzer& a, Call& c) {
             }
             return std::nullopt;
         };
-        for (size_t pos = code.find("system"); pos != std::string::npos; pos = code.find("system", pos + 1)) {
+        for (size_t pos = code.find("system"); pos != std::string::npos;
+             pos = code.find("system", pos + 1)) {
             ro = false;
-            a.hit(Decision::cage, "awk.runs-commands", "the awk program runs shell commands (system)");
-            if (auto s = literal_at(pos + 6)) a.run_string(Value::literal(*s), *c.scope, false, Stream(), "awk's system()");
+            a.hit(Decision::cage, "awk.runs-commands",
+                  "the awk program runs shell commands (system)");
+            if (auto s = literal_at(pos + 6))
+                a.run_string(Value::literal(*s), *c.scope, false, Stream(), "awk's system()");
         }
         for (size_t pos = code.find('|'); pos != std::string::npos; pos = code.find('|', pos + 1)) {
             if (pos + 1 < code.size() && code[pos + 1] == '|') {
@@ -387,18 +405,22 @@ bool check_awk(Analyzer& a, Call& c) {
                 continue;
             }
             ro = false;
-            a.hit(Decision::cage, "awk.runs-commands", "the awk program pipes to or from a shell command");
-            if (auto s = literal_at(pos + 1)) a.run_string(Value::literal(*s), *c.scope, false, Stream(), "an awk pipe");
+            a.hit(Decision::cage, "awk.runs-commands",
+                  "the awk program pipes to or from a shell command");
+            if (auto s = literal_at(pos + 1))
+                a.run_string(Value::literal(*s), *c.scope, false, Stream(), "an awk pipe");
             // "cmd" | getline
             size_t q = code.rfind('"', pos);
             if (q != std::string::npos && q > 0) {
                 size_t open = code.rfind('"', q - 1);
                 if (open != std::string::npos) {
-                    if (auto s = literal_at(open)) a.run_string(Value::literal(*s), *c.scope, false, Stream(), "an awk pipe");
+                    if (auto s = literal_at(open))
+                        a.run_string(Value::literal(*s), *c.scope, false, Stream(), "an awk pipe");
                 }
             }
         }
-        for (size_t pos = code.find("print"); pos != std::string::npos; pos = code.find("print", pos + 1)) {
+        for (size_t pos = code.find("print"); pos != std::string::npos;
+             pos = code.find("print", pos + 1)) {
             int paren = 0;
             for (size_t k = pos; k < code.size(); ++k) {
                 char ch = code[k];
@@ -416,7 +438,8 @@ bool check_awk(Analyzer& a, Call& c) {
                     if (auto s = literal_at(t)) {
                         a.check_write(Value::literal(*s), m, "awk's print redirection", *c.scope);
                     } else {
-                        a.hit(Decision::cage, "awk.writes-files", "the awk program writes to a file named at run time");
+                        a.hit(Decision::cage, "awk.writes-files",
+                              "the awk program writes to a file named at run time");
                     }
                     break;
                 }
@@ -430,28 +453,34 @@ bool check_awk(Analyzer& a, Call& c) {
 }
 
 bool check_grep(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "efABCmdD", {"--regexp", "--file", "--after-context", "--before-context", "--context",
-                                               "--max-count", "--directories", "--devices", "--label", "--exclude",
-                                               "--include", "--exclude-dir", "--binary-files", "--color", "--colour"},
+    Opts o = parse_opts(c.args, 0, "efABCmdD",
+                        {"--regexp", "--file", "--after-context", "--before-context", "--context",
+                         "--max-count", "--directories", "--devices", "--label", "--exclude",
+                         "--include", "--exclude-dir", "--binary-files", "--color", "--colour"},
                         false);
     std::vector<size_t> files = o.operands;
-    if (!o.has("-e") && !o.has("-f") && !o.has("--regexp") && !o.has("--file") && !files.empty()) files.erase(files.begin());
+    if (!o.has("-e") && !o.has("-f") && !o.has("--regexp") && !o.has("--file") && !files.empty())
+        files.erase(files.begin());
     bool rec = o.has_any({"-r", "-R", "--recursive", "--dereference-recursive"});
     for (size_t k : files) a.check_read(c.args[k], c.name, *c.scope, rec);
     return true;
 }
 
 bool check_rg(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "efgtTAmBCEjMrd",
-                        {"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--pre", "--pre-glob",
-                         "--after-context", "--before-context", "--context", "--max-count", "--encoding", "--threads",
-                         "--replace", "--max-depth", "--type-add", "--hostname-bin", "--sort", "--sortr",
-                         "--max-filesize", "--colors", "--color", "--engine", "--path-separator", "--ignore-file"},
-                        false);
+    Opts o = parse_opts(
+        c.args, 0, "efgtTAmBCEjMrd",
+        {"--regexp",       "--file",      "--glob",         "--iglob",         "--type",
+         "--type-not",     "--pre",       "--pre-glob",     "--after-context", "--before-context",
+         "--context",      "--max-count", "--encoding",     "--threads",       "--replace",
+         "--max-depth",    "--type-add",  "--hostname-bin", "--sort",          "--sortr",
+         "--max-filesize", "--colors",    "--color",        "--engine",        "--path-separator",
+         "--ignore-file"},
+        false);
     bool ro = true;
     std::vector<size_t> paths = o.operands;
     bool files_mode = o.has("--files");
-    if (!files_mode && !o.has("-e") && !o.has("-f") && !o.has("--regexp") && !o.has("--file") && !paths.empty()) {
+    if (!files_mode && !o.has("-e") && !o.has("-f") && !o.has("--regexp") && !o.has("--file") &&
+        !paths.empty()) {
         paths.erase(paths.begin());
     }
     std::vector<Value> starts;
@@ -474,7 +503,8 @@ bool check_rg(Analyzer& a, Call& c) {
     }
     if (o.has_any({"-z", "--search-zip"})) {
         ro = false;
-        a.hit(Decision::cage, "rg.search-zip", "rg -z runs decompression programs on the files it searches");
+        a.hit(Decision::cage, "rg.search-zip",
+              "rg -z runs decompression programs on the files it searches");
     }
     if (o.has("--hostname-bin")) {
         ro = false;
@@ -500,9 +530,11 @@ bool check_fd(Analyzer& a, Call& c) {
         }
         pre.push_back(c.args[i]);
     }
-    Opts o = parse_opts(pre, 0, "edtEScj", {"--extension", "--max-depth", "--type", "--exclude", "--size",
-                                            "--changed-within", "--changed-before", "--threads", "--owner", "--base-directory"},
-                        false);
+    Opts o = parse_opts(
+        pre, 0, "edtEScj",
+        {"--extension", "--max-depth", "--type", "--exclude", "--size", "--changed-within",
+         "--changed-before", "--threads", "--owner", "--base-directory"},
+        false);
     std::vector<Value> starts;
     for (size_t k = 1; k < o.operands.size(); ++k) starts.push_back(pre[o.operands[k]]);
     if (starts.empty()) starts.push_back(Value::literal("."));
@@ -514,7 +546,8 @@ bool check_fd(Analyzer& a, Call& c) {
         bool placeholder = false;
         for (size_t k = exec_at + 1; k < c.argc() && c.arg(k) != ";"; ++k) {
             Value w = c.args[k];
-            if (w.text.find("{}") != std::string::npos || w.text == "{/}" || w.text == "{//}" || w.text == "{.}") {
+            if (w.text.find("{}") != std::string::npos || w.text == "{/}" || w.text == "{//}" ||
+                w.text == "{.}") {
                 placeholder = true;
                 w = found.empty() ? Value::unknown_value() : found[0];
             }
@@ -531,14 +564,17 @@ bool check_fd(Analyzer& a, Call& c) {
 }
 
 bool check_sort(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "kotSTy", {"--key", "--output", "--field-separator", "--buffer-size",
-                                              "--temporary-directory", "--compress-program", "--files0-from",
-                                              "--parallel", "--batch-size", "--random-source", "--sort"},
+    Opts o = parse_opts(c.args, 0, "kotSTy",
+                        {"--key", "--output", "--field-separator", "--buffer-size",
+                         "--temporary-directory", "--compress-program", "--files0-from",
+                         "--parallel", "--batch-size", "--random-source", "--sort"},
                         false);
     bool ro = true;
     for (const char* n : {"-o", "--output"}) {
         for (const Opts::Flag& f : o.flags) {
-            if (!(f.name == n || (std::string_view(n).size() > 2 && f.name.size() > 3 && std::string_view(n).rfind(f.name, 0) == 0))) continue;
+            if (!(f.name == n || (std::string_view(n).size() > 2 && f.name.size() > 3 &&
+                                  std::string_view(n).rfind(f.name, 0) == 0)))
+                continue;
             Value target = f.value ? *f.value : Value::literal(f.inline_value);
             a.check_write(target, WriteMode::truncate, "sort -o", *c.scope);
             ro = false;
@@ -553,7 +589,9 @@ bool check_sort(Analyzer& a, Call& c) {
 }
 
 bool check_uniq(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "fsw", {"--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"}, false);
+    Opts o = parse_opts(
+        c.args, 0, "fsw",
+        {"--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"}, false);
     if (o.operands.size() >= 2) {
         a.check_write(c.args[o.operands[1]], WriteMode::truncate, "uniq's output file", *c.scope);
         return false;
@@ -568,14 +606,17 @@ bool check_tee(Analyzer& a, Call& c) {
     for (size_t k : o.operands) {
         a.check_write(c.args[k], append ? WriteMode::append : WriteMode::truncate, "tee", *c.scope);
         a.remember_taint(c.args[k], c.in.taint, *c.scope);
-        a.remember_text(c.args[k], !append && c.in.kind == Stream::Kind::literal ? &c.in.text : nullptr, *c.scope);
+        a.remember_text(c.args[k],
+                        !append && c.in.kind == Stream::Kind::literal ? &c.in.text : nullptr,
+                        *c.scope);
     }
     c.out = c.in;
     return o.operands.empty();
 }
 
-bool check_output_option(Analyzer& a, Call& c, std::string_view short_opt, std::string_view long_opt,
-                         std::string_view args_short, std::initializer_list<std::string_view> args_long) {
+bool check_output_option(Analyzer& a, Call& c, std::string_view short_opt,
+                         std::string_view long_opt, std::string_view args_short,
+                         std::initializer_list<std::string_view> args_long) {
     Opts o = parse_opts(c.args, 0, args_short, args_long, false);
     bool ro = true;
     for (const Opts::Flag& f : o.flags) {
@@ -597,8 +638,10 @@ bool check_base64(Analyzer& a, Call& c) {
     for (size_t k : o.operands) a.check_read(c.args[k], c.name, *c.scope);
     if (decode) {
         if (o.operands.empty() && c.in.kind == Stream::Kind::literal) {
-            std::optional<std::string> text = c.name == "base32" ? std::nullopt : base64_decode(c.in.text);
-            c.out = text ? Stream::literal(*text, Taint::decoded) : Stream::unknown_data(Taint::decoded);
+            std::optional<std::string> text =
+                c.name == "base32" ? std::nullopt : base64_decode(c.in.text);
+            c.out = text ? Stream::literal(*text, Taint::decoded)
+                         : Stream::unknown_data(Taint::decoded);
         } else {
             c.out = Stream::unknown_data(std::max(Taint::decoded, c.in.taint));
         }
@@ -619,7 +662,8 @@ bool check_xxd(Analyzer& a, Call& c) {
     if (reverse) {
         if (o.operands.empty() && c.in.kind == Stream::Kind::literal && o.has("-p")) {
             auto text = hex_decode(c.in.text);
-            c.out = text ? Stream::literal(*text, Taint::decoded) : Stream::unknown_data(Taint::decoded);
+            c.out = text ? Stream::literal(*text, Taint::decoded)
+                         : Stream::unknown_data(Taint::decoded);
         } else {
             c.out = Stream::unknown_data(Taint::decoded);
         }
@@ -628,12 +672,15 @@ bool check_xxd(Analyzer& a, Call& c) {
 }
 
 bool check_date(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "dfrsI", {"--date", "--file", "--reference", "--set", "--iso-8601", "--rfc-3339"}, false);
+    Opts o =
+        parse_opts(c.args, 0, "dfrsI",
+                   {"--date", "--file", "--reference", "--set", "--iso-8601", "--rfc-3339"}, false);
     bool sets = o.has("-s") || o.has("--set");
     for (size_t k : o.operands) {
         if (c.arg(k).empty() || c.arg(k)[0] != '+') sets = true;
     }
-    if (sets) a.hit(Decision::cage, "date.set", "date with a time operand or -s sets the system clock");
+    if (sets)
+        a.hit(Decision::cage, "date.set", "date with a time operand or -s sets the system clock");
     return !sets;
 }
 
@@ -646,12 +693,21 @@ bool check_hostname(Analyzer& a, Call& c) {
     return true;
 }
 
-bool check_tree(Analyzer& a, Call& c) { return check_output_option(a, c, "-o", "", "oLPIH", {"--filelimit"}); }
-bool check_shuf(Analyzer& a, Call& c) { return check_output_option(a, c, "-o", "--output", "onir", {"--output", "--head-count", "--input-range", "--random-source"}); }
-bool check_iconv(Analyzer& a, Call& c) { return check_output_option(a, c, "-o", "--output", "oft", {"--output", "--from-code", "--to-code"}); }
+bool check_tree(Analyzer& a, Call& c) {
+    return check_output_option(a, c, "-o", "", "oLPIH", {"--filelimit"});
+}
+bool check_shuf(Analyzer& a, Call& c) {
+    return check_output_option(a, c, "-o", "--output", "onir",
+                               {"--output", "--head-count", "--input-range", "--random-source"});
+}
+bool check_iconv(Analyzer& a, Call& c) {
+    return check_output_option(a, c, "-o", "--output", "oft",
+                               {"--output", "--from-code", "--to-code"});
+}
 
 bool check_file(Analyzer& a, Call& c) {
-    if (std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "-C" || v.text == "--compile"; })) {
+    if (std::any_of(c.args.begin(), c.args.end(),
+                    [](const Value& v) { return v.text == "-C" || v.text == "--compile"; })) {
         a.hit(Decision::cage, "file.compile", "file -C writes a compiled magic file");
         return false;
     }
@@ -662,7 +718,8 @@ bool check_yq(Analyzer& a, Call& c) {
     Opts o = parse_opts(c.args, 0, "", {}, false);
     if (o.has("-i") || o.has("--inplace")) {
         for (size_t k : o.operands) {
-            if (c.arg(k).find('/') != std::string::npos || c.arg(k).find('.') != std::string::npos) {
+            if (c.arg(k).find('/') != std::string::npos ||
+                c.arg(k).find('.') != std::string::npos) {
                 a.check_write(c.args[k], WriteMode::replace, "yq -i", *c.scope);
             }
         }
@@ -676,7 +733,8 @@ bool check_pager(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
         if (!is_flag(v)) a.check_read(v, c.name, *c.scope);
     }
-    a.hit(Decision::cage, "pager.runs-commands", "`" + c.name + "` can run shell commands (! and LESSOPEN)");
+    a.hit(Decision::cage, "pager.runs-commands",
+          "`" + c.name + "` can run shell commands (! and LESSOPEN)");
     return false;
 }
 
@@ -685,9 +743,12 @@ bool check_ip(Analyzer& a, Call& c) {
     for (size_t i = 0; i < c.argc(); ++i) {
         const std::string& t = c.arg(i);
         if (is_flag(c.args[i])) {
-            if (t == "-n" || t == "-netns" || t == "-b" || t == "-batch" || t == "-rc" || t == "-f" || t == "-family") ++i;
+            if (t == "-n" || t == "-netns" || t == "-b" || t == "-batch" || t == "-rc" ||
+                t == "-f" || t == "-family")
+                ++i;
             if (t == "-b" || t == "-batch" || t == "-n" || t == "-netns") {
-                a.hit(Decision::cage, "ip.changes-network", "ip " + t + " can change network settings");
+                a.hit(Decision::cage, "ip.changes-network",
+                      "ip " + t + " can change network settings");
                 return false;
             }
             continue;
@@ -695,10 +756,12 @@ bool check_ip(Analyzer& a, Call& c) {
         words.push_back(t);
     }
     if (words.size() < 2) return true;
-    static const std::string_view kRead[] = {"show", "list", "ls", "lst", "get", "help", "sh", "s", "l"};
+    static const std::string_view kRead[] = {"show", "list", "ls", "lst", "get",
+                                             "help", "sh",   "s",  "l"};
     if (std::find(std::begin(kRead), std::end(kRead), words[1]) != std::end(kRead)) return true;
     if (words.size() >= 2 && (words[0] == "monitor" || words[0] == "mon")) return true;
-    a.hit(Decision::cage, "ip.changes-network", "`ip " + words[0] + " " + words[1] + "` changes network settings");
+    a.hit(Decision::cage, "ip.changes-network",
+          "`ip " + words[0] + " " + words[1] + "` changes network settings");
     return false;
 }
 
@@ -708,7 +771,8 @@ bool check_ifconfig(Analyzer& a, Call& c) {
         if (!is_flag(v)) ++operands;
     }
     if (operands > 1) {
-        a.hit(Decision::cage, "ip.changes-network", "ifconfig with settings changes network interfaces");
+        a.hit(Decision::cage, "ip.changes-network",
+              "ifconfig with settings changes network interfaces");
         return false;
     }
     return true;
@@ -716,8 +780,10 @@ bool check_ifconfig(Analyzer& a, Call& c) {
 
 bool check_journalctl(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
-        if (v.text.rfind("--vacuum", 0) == 0 || v.text == "--rotate" || v.text == "--flush" || v.text == "--relinquish-var") {
-            a.hit(Decision::cage, "journalctl.maintenance", "journalctl " + v.text + " changes the system journal");
+        if (v.text.rfind("--vacuum", 0) == 0 || v.text == "--rotate" || v.text == "--flush" ||
+            v.text == "--relinquish-var") {
+            a.hit(Decision::cage, "journalctl.maintenance",
+                  "journalctl " + v.text + " changes the system journal");
             return false;
         }
     }
@@ -784,7 +850,8 @@ bool run_printf(Analyzer& a, Call& c) {
         args.push_back(c.arg(k));
     }
     known = known && c.args[i].known();
-    Stream out = known ? Stream::literal(printf_emulate(c.arg(i), args), taint) : Stream::unknown_data(taint);
+    Stream out = known ? Stream::literal(printf_emulate(c.arg(i), args), taint)
+                       : Stream::unknown_data(taint);
     if (!var.empty()) {
         Value v = known ? Value::literal(out.text) : Value::unknown_value();
         v.taint = taint;
@@ -816,9 +883,11 @@ bool run_pwd(Analyzer&, Call& c) {
 }
 
 bool run_ls(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "IwT", {"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort",
-                                            "--time", "--time-style", "--color", "--quoting-style", "--indicator-style", "--block-size"},
-                        false);
+    Opts o = parse_opts(
+        c.args, 0, "IwT",
+        {"--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time",
+         "--time-style", "--color", "--quoting-style", "--indicator-style", "--block-size"},
+        false);
     c.out.kind = Stream::Kind::paths;
     c.out.paths.clear();
     bool rec = o.has_any({"-R", "--recursive"});
@@ -884,7 +953,8 @@ bool run_mktemp(Analyzer& a, Call& c) {
     v.taint = Taint::computed;
     std::vector<PathInfo> where = a.resolve(v, *c.scope);
     bool temp = !where.empty() && where[0].cls == PathClass::temp;
-    a.hit(Decision::cage, "mktemp.creates", std::string("mktemp creates a file") + (temp ? " in a temp directory" : ""));
+    a.hit(Decision::cage, "mktemp.creates",
+          std::string("mktemp creates a file") + (temp ? " in a temp directory" : ""));
     c.out.kind = Stream::Kind::paths;
     c.out.paths = {v};
     return false;
@@ -896,69 +966,175 @@ bool run_seq(Analyzer&, Call& c) {
 }
 
 // The table. Programs not here (and not in the other tables) are unknown: caged.
-const std::vector<ReadOnly>& readonly_table() {
-    static const std::vector<ReadOnly> t = {
-        {"ls", run_ls, 0}, {"dir", run_ls, 0}, {"vdir", run_ls, 0},
-        {"cat", run_cat, kReadsFiles | kFilter | kPassThrough},
-        {"tac", check_reads, kFilter}, {"head", check_reads, kFilter}, {"tail", check_reads, kFilter},
-        {"wc", check_reads, kFilter}, {"cut", check_reads, kFilter}, {"tr", nullptr, kFilter},
-        {"uniq", check_uniq, kFilter}, {"sort", check_sort, kFilter}, {"nl", check_reads, kFilter},
-        {"fold", check_reads, kFilter}, {"fmt", check_reads, kFilter}, {"paste", check_reads, kFilter},
-        {"join", check_reads, kFilter}, {"comm", check_reads, kFilter}, {"column", check_reads, kFilter},
-        {"rev", check_reads, kFilter}, {"expand", check_reads, kFilter}, {"unexpand", check_reads, kFilter},
-        {"od", check_reads, kFilter}, {"hexdump", check_reads, kFilter}, {"strings", check_reads, kFilter},
-        {"xxd", check_xxd, kFilter}, {"base64", check_base64, 0}, {"base32", check_base64, 0},
-        {"basenc", check_base64, 0},
-        {"grep", check_grep, kFilter}, {"egrep", check_grep, kFilter}, {"fgrep", check_grep, kFilter},
-        {"rgrep", check_grep, kFilter}, {"zgrep", check_grep, kFilter}, {"rg", check_rg, kFilter},
-        {"ag", check_reads, kFilter}, {"ack", check_reads, kFilter}, {"fd", check_fd, 0}, {"fdfind", check_fd, 0},
-        {"find", check_find, 0}, {"sed", check_sed, kFilter}, {"awk", check_awk, kFilter},
-        {"gawk", check_awk, kFilter}, {"mawk", check_awk, kFilter}, {"nawk", check_awk, kFilter},
-        {"tee", check_tee, kFilter | kPassThrough},
-        {"diff", check_reads, 0}, {"cmp", check_reads, 0}, {"colordiff", check_reads, 0}, {"sdiff", check_reads, 0},
-        {"md5sum", check_reads, 0}, {"sha1sum", check_reads, 0}, {"sha224sum", check_reads, 0},
-        {"sha256sum", check_reads, 0}, {"sha384sum", check_reads, 0}, {"sha512sum", check_reads, 0},
-        {"b2sum", check_reads, 0}, {"cksum", check_reads, 0}, {"sum", check_reads, 0},
-        {"zcat", check_reads, 0}, {"bzcat", check_reads, 0}, {"xzcat", check_reads, 0}, {"zstdcat", check_reads, 0},
-        {"jq", check_reads, kFilter}, {"yq", check_yq, kFilter}, {"numfmt", nullptr, kFilter},
-        {"shuf", check_shuf, kFilter}, {"iconv", check_iconv, kFilter}, {"tsort", nullptr, kFilter},
-        {"less", check_pager, 0}, {"more", check_pager, 0}, {"most", check_pager, 0}, {"man", check_pager, 0},
-        {"info", check_pager, 0}, {"pager", check_pager, 0},
-        {"echo", run_echo, 0}, {"printf", run_printf, 0}, {"pwd", run_pwd, 0},
-        {"basename", run_dirname_like, 0}, {"dirname", run_dirname_like, 0}, {"realpath", run_dirname_like, 0},
-        {"readlink", nullptr, 0}, {"mktemp", run_mktemp, 0}, {"seq", run_seq, 0},
-        {"true", nullptr, 0}, {"false", nullptr, 0}, {":", nullptr, 0}, {"test", nullptr, 0}, {"[", nullptr, 0},
-        {"which", nullptr, 0}, {"whereis", nullptr, 0}, {"type", nullptr, 0}, {"stat", nullptr, 0},
-        {"file", check_file, 0}, {"du", nullptr, 0}, {"df", nullptr, 0}, {"ps", nullptr, 0}, {"pgrep", nullptr, 0},
-        {"pidof", nullptr, 0}, {"id", nullptr, 0}, {"whoami", nullptr, 0}, {"groups", nullptr, 0},
-        {"hostname", check_hostname, 0}, {"uname", nullptr, 0}, {"uptime", nullptr, 0}, {"date", check_date, 0},
-        {"cal", nullptr, 0}, {"nproc", nullptr, 0}, {"arch", nullptr, 0}, {"tty", nullptr, 0},
-        {"locale", nullptr, 0}, {"printenv", nullptr, 0}, {"sleep", nullptr, 0}, {"yes", nullptr, 0},
-        {"expr", nullptr, 0}, {"factor", nullptr, 0}, {"bc", nullptr, kFilter}, {"tree", check_tree, 0},
-        {"lsblk", nullptr, 0}, {"lscpu", nullptr, 0}, {"lsusb", nullptr, 0}, {"lspci", nullptr, 0},
-        {"lsmod", nullptr, 0}, {"lsof", nullptr, 0}, {"lsattr", nullptr, 0}, {"getfacl", nullptr, 0},
-        {"namei", nullptr, 0}, {"free", nullptr, 0}, {"vmstat", nullptr, 0}, {"iostat", nullptr, 0},
-        {"mpstat", nullptr, 0}, {"netstat", nullptr, 0}, {"ss", nullptr, 0}, {"ip", check_ip, 0},
-        {"ifconfig", check_ifconfig, 0}, {"getent", nullptr, 0}, {"w", nullptr, 0}, {"who", nullptr, 0},
-        {"last", nullptr, 0}, {"lastlog", nullptr, 0}, {"users", nullptr, 0}, {"nm", nullptr, 0},
-        {"objdump", nullptr, 0}, {"readelf", nullptr, 0}, {"size", nullptr, 0}, {"lsb_release", nullptr, 0},
-        {"journalctl", check_journalctl, 0}, {"dmesg", check_dmesg, 0}, {"dig", nullptr, 0},
-        {"nslookup", nullptr, 0}, {"host", nullptr, 0}, {"ping", nullptr, 0}, {"clear", nullptr, 0},
-        {"tput", nullptr, 0}, {"stty", nullptr, 0}, {"numactl", nullptr, 0}, {"top", nullptr, 0},
-        {"htop", nullptr, 0}, {"pstree", nullptr, 0}, {"tldr", nullptr, 0}, {"apropos", nullptr, 0},
-        {"whatis", nullptr, 0}, {"cut", check_reads, kFilter}, {"look", nullptr, 0}, {"ldconfig", nullptr, 0},
-    };
-    return t;
-}
+constexpr auto kReadOnly = sorted_by_name(std::to_array<ReadOnly>({
+    {"ls", run_ls, 0},
+    {"dir", run_ls, 0},
+    {"vdir", run_ls, 0},
+    {"cat", run_cat, kReadsFiles | kFilter | kPassThrough},
+    {"tac", check_reads, kFilter},
+    {"head", check_reads, kFilter},
+    {"tail", check_reads, kFilter},
+    {"wc", check_reads, kFilter},
+    {"cut", check_reads, kFilter},
+    {"tr", nullptr, kFilter},
+    {"uniq", check_uniq, kFilter},
+    {"sort", check_sort, kFilter},
+    {"nl", check_reads, kFilter},
+    {"fold", check_reads, kFilter},
+    {"fmt", check_reads, kFilter},
+    {"paste", check_reads, kFilter},
+    {"join", check_reads, kFilter},
+    {"comm", check_reads, kFilter},
+    {"column", check_reads, kFilter},
+    {"rev", check_reads, kFilter},
+    {"expand", check_reads, kFilter},
+    {"unexpand", check_reads, kFilter},
+    {"od", check_reads, kFilter},
+    {"hexdump", check_reads, kFilter},
+    {"strings", check_reads, kFilter},
+    {"xxd", check_xxd, kFilter},
+    {"base64", check_base64, 0},
+    {"base32", check_base64, 0},
+    {"basenc", check_base64, 0},
+    {"grep", check_grep, kFilter},
+    {"egrep", check_grep, kFilter},
+    {"fgrep", check_grep, kFilter},
+    {"rgrep", check_grep, kFilter},
+    {"zgrep", check_grep, kFilter},
+    {"rg", check_rg, kFilter},
+    {"ag", check_reads, kFilter},
+    {"ack", check_reads, kFilter},
+    {"fd", check_fd, 0},
+    {"fdfind", check_fd, 0},
+    {"find", check_find, 0},
+    {"sed", check_sed, kFilter},
+    {"awk", check_awk, kFilter},
+    {"gawk", check_awk, kFilter},
+    {"mawk", check_awk, kFilter},
+    {"nawk", check_awk, kFilter},
+    {"tee", check_tee, kFilter | kPassThrough},
+    {"diff", check_reads, 0},
+    {"cmp", check_reads, 0},
+    {"colordiff", check_reads, 0},
+    {"sdiff", check_reads, 0},
+    {"md5sum", check_reads, 0},
+    {"sha1sum", check_reads, 0},
+    {"sha224sum", check_reads, 0},
+    {"sha256sum", check_reads, 0},
+    {"sha384sum", check_reads, 0},
+    {"sha512sum", check_reads, 0},
+    {"b2sum", check_reads, 0},
+    {"cksum", check_reads, 0},
+    {"sum", check_reads, 0},
+    {"zcat", check_reads, 0},
+    {"bzcat", check_reads, 0},
+    {"xzcat", check_reads, 0},
+    {"zstdcat", check_reads, 0},
+    {"jq", check_reads, kFilter},
+    {"yq", check_yq, kFilter},
+    {"numfmt", nullptr, kFilter},
+    {"shuf", check_shuf, kFilter},
+    {"iconv", check_iconv, kFilter},
+    {"tsort", nullptr, kFilter},
+    {"less", check_pager, 0},
+    {"more", check_pager, 0},
+    {"most", check_pager, 0},
+    {"man", check_pager, 0},
+    {"info", check_pager, 0},
+    {"pager", check_pager, 0},
+    {"echo", run_echo, 0},
+    {"printf", run_printf, 0},
+    {"pwd", run_pwd, 0},
+    {"basename", run_dirname_like, 0},
+    {"dirname", run_dirname_like, 0},
+    {"realpath", run_dirname_like, 0},
+    {"readlink", nullptr, 0},
+    {"mktemp", run_mktemp, 0},
+    {"seq", run_seq, 0},
+    {"true", nullptr, 0},
+    {"false", nullptr, 0},
+    {":", nullptr, 0},
+    {"test", nullptr, 0},
+    {"[", nullptr, 0},
+    {"which", nullptr, 0},
+    {"whereis", nullptr, 0},
+    {"type", nullptr, 0},
+    {"stat", nullptr, 0},
+    {"file", check_file, 0},
+    {"du", nullptr, 0},
+    {"df", nullptr, 0},
+    {"ps", nullptr, 0},
+    {"pgrep", nullptr, 0},
+    {"pidof", nullptr, 0},
+    {"id", nullptr, 0},
+    {"whoami", nullptr, 0},
+    {"groups", nullptr, 0},
+    {"hostname", check_hostname, 0},
+    {"uname", nullptr, 0},
+    {"uptime", nullptr, 0},
+    {"date", check_date, 0},
+    {"cal", nullptr, 0},
+    {"nproc", nullptr, 0},
+    {"arch", nullptr, 0},
+    {"tty", nullptr, 0},
+    {"locale", nullptr, 0},
+    {"printenv", nullptr, 0},
+    {"sleep", nullptr, 0},
+    {"yes", nullptr, 0},
+    {"expr", nullptr, 0},
+    {"factor", nullptr, 0},
+    {"bc", nullptr, kFilter},
+    {"tree", check_tree, 0},
+    {"lsblk", nullptr, 0},
+    {"lscpu", nullptr, 0},
+    {"lsusb", nullptr, 0},
+    {"lspci", nullptr, 0},
+    {"lsmod", nullptr, 0},
+    {"lsof", nullptr, 0},
+    {"lsattr", nullptr, 0},
+    {"getfacl", nullptr, 0},
+    {"namei", nullptr, 0},
+    {"free", nullptr, 0},
+    {"vmstat", nullptr, 0},
+    {"iostat", nullptr, 0},
+    {"mpstat", nullptr, 0},
+    {"netstat", nullptr, 0},
+    {"ss", nullptr, 0},
+    {"ip", check_ip, 0},
+    {"ifconfig", check_ifconfig, 0},
+    {"getent", nullptr, 0},
+    {"w", nullptr, 0},
+    {"who", nullptr, 0},
+    {"last", nullptr, 0},
+    {"lastlog", nullptr, 0},
+    {"users", nullptr, 0},
+    {"nm", nullptr, 0},
+    {"objdump", nullptr, 0},
+    {"readelf", nullptr, 0},
+    {"size", nullptr, 0},
+    {"lsb_release", nullptr, 0},
+    {"journalctl", check_journalctl, 0},
+    {"dmesg", check_dmesg, 0},
+    {"dig", nullptr, 0},
+    {"nslookup", nullptr, 0},
+    {"host", nullptr, 0},
+    {"ping", nullptr, 0},
+    {"clear", nullptr, 0},
+    {"tput", nullptr, 0},
+    {"stty", nullptr, 0},
+    {"numactl", nullptr, 0},
+    {"top", nullptr, 0},
+    {"htop", nullptr, 0},
+    {"pstree", nullptr, 0},
+    {"tldr", nullptr, 0},
+    {"apropos", nullptr, 0},
+    {"whatis", nullptr, 0},
+    {"look", nullptr, 0},
+    {"ldconfig", nullptr, 0},
+}));
 
 const ReadOnly* find_readonly(std::string_view name) {
-    static const std::unordered_map<std::string_view, const ReadOnly*> m = [] {
-        std::unordered_map<std::string_view, const ReadOnly*> out;
-        for (const ReadOnly& r : readonly_table()) out.emplace(r.name, &r);
-        return out;
-    }();
-    auto it = m.find(name);
-    return it == m.end() ? nullptr : it->second;
+    return find_by_name<ReadOnly>(kReadOnly, name);
 }
 
 void readonly_dispatch(Analyzer& a, Call& c) {
@@ -968,26 +1144,28 @@ void readonly_dispatch(Analyzer& a, Call& c) {
         return;
     }
     if (r->flags & kFilter) {
-        c.out = (r->flags & kPassThrough) && c.in.kind == Stream::Kind::literal ? c.in : Stream::unknown_data(c.in.taint);
+        c.out = (r->flags & kPassThrough) && c.in.kind == Stream::Kind::literal
+                    ? c.in
+                    : Stream::unknown_data(c.in.taint);
     }
     bool ro = r->check ? r->check(a, c) : true;
     if ((r->flags & kReadsFiles) && r->check != run_cat) check_reads(a, c);
-    if (ro) a.hit(Decision::allow, "readonly." + std::string(r->name), "`" + c.name + "` only reads");
+    if (ro)
+        a.hit(Decision::allow, "readonly." + std::string(r->name), "`" + c.name + "` only reads");
 }
 
 }  // namespace
 
-std::vector<ProgramEntry> readonly_programs() {
-    std::vector<ProgramEntry> out;
-    for (const ReadOnly& r : readonly_table()) out.push_back({r.name, readonly_dispatch});
-    return out;
+Handler readonly_handler(std::string_view name) {
+    return find_readonly(name) ? readonly_dispatch : nullptr;
 }
 
 void readonly_rule_ids(std::vector<std::string>& out) {
-    for (const ReadOnly& r : readonly_table()) out.push_back("readonly." + std::string(r.name));
+    for (const ReadOnly& r : kReadOnly) out.push_back("readonly." + std::string(r.name));
 }
 
-std::vector<Value> Analyzer::found_under(const std::vector<Value>& starts, const std::vector<std::string>& names,
+std::vector<Value> Analyzer::found_under(const std::vector<Value>& starts,
+                                         const std::vector<std::string>& names,
                                          bool filtered) const {
     std::vector<Value> out;
     for (const Value& s : starts) {

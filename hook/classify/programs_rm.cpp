@@ -3,37 +3,47 @@
 // things inside the workspace are caged; the workspace root, .git, home, the system, `/` and
 // targets known only at run time are refused.
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
 
 // Whether the deletion is recursive does not change the answer: a protected file is as lost as
 // a protected tree.
-void Analyzer::check_delete(const Value& target, bool /*recursive*/, std::string_view prog, Call& call) {
+void Analyzer::check_delete(const Value& target, bool /*recursive*/, std::string_view prog,
+                            Call& call) {
     std::string shown = target.shown();
     std::string who = "`" + std::string(prog) + "`";
     for (const PathInfo& p : resolve(target, *call.scope)) {
         if (p.secret) {
-            hit(Decision::deny, "rm.secret", who + " deletes " + shown + ", a credentials file that git does not keep");
+            hit(Decision::deny, "rm.secret",
+                who + " deletes " + shown + ", a credentials file that git does not keep");
             continue;
         }
         switch (p.cls) {
             case PathClass::root:
-                hit(Decision::deny, "rm.root", who + " deletes " + (p.root_glob ? "everything under /" : "/") + " (" + shown + ")");
+                hit(Decision::deny, "rm.root",
+                    who + " deletes " + (p.root_glob ? "everything under /" : "/") + " (" + shown +
+                        ")");
                 break;
             case PathClass::system:
-                hit(Decision::deny, "rm.system", who + " deletes " + shown + ", outside the workspace (system files)");
+                hit(Decision::deny, "rm.system",
+                    who + " deletes " + shown + ", outside the workspace (system files)");
                 break;
             case PathClass::home:
-                hit(Decision::deny, "rm.home", who + " deletes " + shown + " in the home directory, outside the workspace");
+                hit(Decision::deny, "rm.home",
+                    who + " deletes " + shown + " in the home directory, outside the workspace");
                 break;
             case PathClass::workspace_root:
                 hit(Decision::deny, "rm.workspace-root",
-                    who + " deletes " + (p.root_glob ? "every entry of the workspace (" : "the workspace itself (") + shown +
-                        "), uncommitted work included");
+                    who + " deletes " +
+                        (p.root_glob ? "every entry of the workspace ("
+                                     : "the workspace itself (") +
+                        shown + "), uncommitted work included");
                 break;
             case PathClass::git_dir:
-                hit(Decision::deny, "rm.git-dir", who + " deletes " + shown + ", the repository's history");
+                hit(Decision::deny, "rm.git-dir",
+                    who + " deletes " + shown + ", the repository's history");
                 break;
             case PathClass::unknown:
                 if (p.guarded) {
@@ -41,7 +51,8 @@ void Analyzer::check_delete(const Value& target, bool /*recursive*/, std::string
                         who + " deletes " + shown + ", known only at run time but never empty");
                 } else {
                     hit(Decision::deny, "rm.unknown-target",
-                        who + " deletes " + shown + ", which is only known at run time (unset, it may be `/` or `~`)");
+                        who + " deletes " + shown +
+                            ", which is only known at run time (unset, it may be `/` or `~`)");
                 }
                 break;
             case PathClass::temp:
@@ -49,9 +60,11 @@ void Analyzer::check_delete(const Value& target, bool /*recursive*/, std::string
                 break;
             case PathClass::workspace:
                 if (p.regenerable) {
-                    hit(Decision::cage, "rm.workspace-artifact", who + " deletes " + shown + ", a regenerable build artifact");
+                    hit(Decision::cage, "rm.workspace-artifact",
+                        who + " deletes " + shown + ", a regenerable build artifact");
                 } else {
-                    hit(Decision::cage, "rm.workspace", who + " deletes " + shown + " inside the workspace");
+                    hit(Decision::cage, "rm.workspace",
+                        who + " deletes " + shown + " inside the workspace");
                 }
                 break;
         }
@@ -85,20 +98,33 @@ void rmdir_program(Analyzer& a, Call&) {
 }
 
 void shred_program(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "nsx", {"--iterations", "--size", "--random-source", "--remove"}, false);
+    Opts o = parse_opts(c.args, 0, "nsx", {"--iterations", "--size", "--random-source", "--remove"},
+                        false);
     for (size_t k : o.operands) a.check_delete(c.args[k], false, "shred", c);
 }
 
 void trash_program(Analyzer& a, Call& c) {
-    a.hit(Decision::cage, "rm.trash", "`" + c.name + "` moves files to the trash, where they can be restored");
+    a.hit(Decision::cage, "rm.trash",
+          "`" + c.name + "` moves files to the trash, where they can be restored");
 }
 
 }  // namespace
 
-std::vector<ProgramEntry> delete_programs() {
-    return {{"rm", rm_program},       {"unlink", unlink_program}, {"rmdir", rmdir_program},
-            {"shred", shred_program}, {"rimraf", rimraf_program}, {"trash", trash_program},
-            {"trash-put", trash_program}, {"srm", rm_program},    {"wipe", shred_program}};
+namespace {
+constexpr auto kDeletePrograms =
+    sorted_by_name(std::to_array<ProgramEntry>({{"rm", rm_program},
+                                                {"unlink", unlink_program},
+                                                {"rmdir", rmdir_program},
+                                                {"shred", shred_program},
+                                                {"rimraf", rimraf_program},
+                                                {"trash", trash_program},
+                                                {"trash-put", trash_program},
+                                                {"srm", rm_program},
+                                                {"wipe", shred_program}}));
+}  // namespace
+
+std::span<const ProgramEntry> delete_programs() {
+    return kDeletePrograms;
 }
 
 }  // namespace toolcage::classify::detail

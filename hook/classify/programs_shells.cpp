@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -16,7 +17,7 @@ void shell_program(Analyzer& a, Call& c) {
     for (; i < c.argc(); ++i) {
         const Value& v = c.args[i];
         const std::string& t = v.text;
-        if (v.unknown || t.empty() || (t[0] != '-' && t[0] != '+') || t == "-" ) {
+        if (v.unknown || t.empty() || (t[0] != '-' && t[0] != '+') || t == "-") {
             if (t == "-") ++i;
             break;
         }
@@ -47,7 +48,8 @@ void shell_program(Analyzer& a, Call& c) {
             return;
         }
         Scope copy = *c.scope;
-        copy.positional.assign(c.args.begin() + static_cast<long>(std::min(i + 2, c.argc())), c.args.end());
+        copy.positional.assign(c.args.begin() + static_cast<long>(std::min(i + 2, c.argc())),
+                               c.args.end());
         copy.positional_known = true;
         if (i + 1 < c.argc()) copy.arg0 = c.args[i + 1];
         copy.functions.clear();  // a new shell: functions are not inherited (unless exported)
@@ -65,20 +67,37 @@ void shell_program(Analyzer& a, Call& c) {
     }
     if (a.refuse_tainted_script(script, *c.scope, "`" + shell + "`")) return;
     if (a.run_known_script(script, c, "shell")) return;
-    if (script.known() && (script.text == "/dev/stdin" || script.text == "/proc/self/fd/0" || script.text == "/dev/fd/0")) {
+    if (script.known() && (script.text == "/dev/stdin" || script.text == "/proc/self/fd/0" ||
+                           script.text == "/dev/fd/0")) {
         a.shell_reads(c.in, *c.scope, shell, c);
         return;
     }
-    a.hit(Decision::cage, "shell.script", "`" + shell + " " + script.shown() + "` runs a script file");
+    a.hit(Decision::cage, "shell.script",
+          "`" + shell + " " + script.shown() + "` runs a script file");
 }
 
 }  // namespace
 
-std::vector<ProgramEntry> shell_programs() {
-    return {{"sh", shell_program},   {"bash", shell_program}, {"dash", shell_program}, {"zsh", shell_program},
-            {"ksh", shell_program},  {"mksh", shell_program}, {"ash", shell_program},  {"fish", shell_program},
-            {"csh", shell_program},  {"tcsh", shell_program}, {"yash", shell_program}, {"rbash", shell_program},
-            {"posh", shell_program}, {"oksh", shell_program}};
+namespace {
+constexpr auto kShellPrograms =
+    sorted_by_name(std::to_array<ProgramEntry>({{"sh", shell_program},
+                                                {"bash", shell_program},
+                                                {"dash", shell_program},
+                                                {"zsh", shell_program},
+                                                {"ksh", shell_program},
+                                                {"mksh", shell_program},
+                                                {"ash", shell_program},
+                                                {"fish", shell_program},
+                                                {"csh", shell_program},
+                                                {"tcsh", shell_program},
+                                                {"yash", shell_program},
+                                                {"rbash", shell_program},
+                                                {"posh", shell_program},
+                                                {"oksh", shell_program}}));
+}  // namespace
+
+std::span<const ProgramEntry> shell_programs() {
+    return kShellPrograms;
 }
 
 }  // namespace toolcage::classify::detail

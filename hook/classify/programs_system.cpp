@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -20,7 +21,8 @@ bool any_arg(const Call& c, std::initializer_list<std::string_view> words) {
 }
 
 // The first words that are not options (subcommands), up to n of them.
-std::vector<std::string> subcommands(const Call& c, size_t n, std::initializer_list<std::string_view> with_arg = {}) {
+std::vector<std::string> subcommands(const Call& c, size_t n,
+                                     std::initializer_list<std::string_view> with_arg = {}) {
     std::vector<std::string> out;
     for (size_t i = 0; i < c.argc() && out.size() < n; ++i) {
         const Value& v = c.args[i];
@@ -39,7 +41,8 @@ std::vector<std::string> subcommands(const Call& c, size_t n, std::initializer_l
 bool is_version_query(const Call& c) {
     if (c.argc() != 1) return false;
     const std::string& t = c.arg(0);
-    return t == "--version" || t == "-v" || t == "-V" || t == "version" || t == "--help" || t == "-h" || t == "help";
+    return t == "--version" || t == "-v" || t == "-V" || t == "version" || t == "--help" ||
+           t == "-h" || t == "help";
 }
 
 // ---- processes, cron, power
@@ -67,11 +70,14 @@ void kill_program(Analyzer& a, Call& c) {
         const Value& v = c.args[i];
         any_target = true;
         if (v.text == "-1") {
-            a.hit(Decision::deny, "kill.all", "`kill " + (sig.empty() ? "" : "-" + sig + " ") + "-1` signals every process the user can reach");
+            a.hit(Decision::deny, "kill.all",
+                  "`kill " + (sig.empty() ? "" : "-" + sig + " ") +
+                      "-1` signals every process the user can reach");
             return;
         }
         if (v.text == "1") {
-            a.hit(Decision::deny, "kill.init", "`kill 1` signals init; as root it brings the system down");
+            a.hit(Decision::deny, "kill.init",
+                  "`kill 1` signals init; as root it brings the system down");
             return;
         }
     }
@@ -79,7 +85,8 @@ void kill_program(Analyzer& a, Call& c) {
         a.hit(Decision::allow, "kill.check", "`kill -0` only checks that a process exists");
         return;
     }
-    a.hit(any_target ? Decision::cage : Decision::allow, "kill.process", "`kill` sends a signal to processes");
+    a.hit(any_target ? Decision::cage : Decision::allow, "kill.process",
+          "`kill` sends a signal to processes");
 }
 
 void killall_program(Analyzer& a, Call& c) {
@@ -93,7 +100,8 @@ void killall_program(Analyzer& a, Call& c) {
 void crontab_program(Analyzer& a, Call& c) {
     for (const Value& v : c.args) {
         if (is_flag(v) && v.text[1] != '-' && v.text.find('r') != std::string::npos) {
-            a.hit(Decision::deny, "crontab.remove", "`crontab -r` deletes the user's crontab without a copy");
+            a.hit(Decision::deny, "crontab.remove",
+                  "`crontab -r` deletes the user's crontab without a copy");
             return;
         }
     }
@@ -110,26 +118,35 @@ void power_program(Analyzer& a, Call& c) {
         return;
     }
     if ((c.name == "init" || c.name == "telinit") &&
-        !(c.argc() == 1 && std::string_view("0123456sSqQuU").find(c.arg(0)) != std::string_view::npos && c.arg(0).size() == 1)) {
+        !(c.argc() == 1 &&
+          std::string_view("0123456sSqQuU").find(c.arg(0)) != std::string_view::npos &&
+          c.arg(0).size() == 1)) {
         a.hit(Decision::cage, "system.service", "`" + c.name + "` with these arguments");
         return;
     }
-    a.hit(Decision::deny, "system.power", "`" + c.via + c.name + "` powers off, reboots or halts the machine");
+    a.hit(Decision::deny, "system.power",
+          "`" + c.via + c.name + "` powers off, reboots or halts the machine");
 }
 
 void systemctl_program(Analyzer& a, Call& c) {
-    std::vector<std::string> sub = subcommands(c, 1, {"-H", "--host", "-M", "--machine", "-p", "--property", "-t", "--type",
-                                                     "-s", "--signal", "--state", "-n", "--lines", "-o", "--output"});
+    std::vector<std::string> sub =
+        subcommands(c, 1,
+                    {"-H", "--host", "-M", "--machine", "-p", "--property", "-t", "--type", "-s",
+                     "--signal", "--state", "-n", "--lines", "-o", "--output"});
     std::string s = sub.empty() ? "list-units" : sub[0];
-    static const std::string_view kPower[] = {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate",
-                                              "hybrid-sleep", "suspend-then-hibernate", "rescue", "emergency",
-                                              "isolate", "soft-reboot", "default", "exit"};
+    static const std::string_view kPower[] = {
+        "poweroff", "reboot",    "halt",         "kexec",
+        "suspend",  "hibernate", "hybrid-sleep", "suspend-then-hibernate",
+        "rescue",   "emergency", "isolate",      "soft-reboot",
+        "default",  "exit"};
     if (std::find(std::begin(kPower), std::end(kPower), s) != std::end(kPower)) {
-        a.hit(Decision::deny, "system.power", "`systemctl " + s + "` changes the machine's power or run state");
+        a.hit(Decision::deny, "system.power",
+              "`systemctl " + s + "` changes the machine's power or run state");
         return;
     }
-    if (s.rfind("list-", 0) == 0 || s.rfind("is-", 0) == 0 || s == "status" || s == "show" || s == "cat" ||
-        s == "get-default" || s == "help" || s == "--version" || s == "show-environment") {
+    if (s.rfind("list-", 0) == 0 || s.rfind("is-", 0) == 0 || s == "status" || s == "show" ||
+        s == "cat" || s == "get-default" || s == "help" || s == "--version" ||
+        s == "show-environment") {
         a.hit(Decision::allow, "systemctl.query", "`systemctl " + s + "` only reads");
         return;
     }
@@ -151,21 +168,28 @@ void service_program(Analyzer& a, Call& c) {
 // ---- containers
 
 void container_program(Analyzer& a, Call& c) {
-    std::vector<std::string> sub = subcommands(c, 3, {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
-                                                     "-f", "--file", "-p", "--project-name", "--profile", "--env-file",
-                                                     "--project-directory"});
-    bool compose = c.name == "docker-compose" || c.name == "podman-compose" || (!sub.empty() && sub[0] == "compose");
-    std::string s = sub.empty() ? "" : sub[compose && c.name.find("compose") == std::string::npos ? std::min<size_t>(1, sub.size() - 1) : 0];
+    std::vector<std::string> sub = subcommands(
+        c, 3,
+        {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "-f", "--file", "-p",
+         "--project-name", "--profile", "--env-file", "--project-directory"});
+    bool compose = c.name == "docker-compose" || c.name == "podman-compose" ||
+                   (!sub.empty() && sub[0] == "compose");
+    std::string s = sub.empty() ? ""
+                                : sub[compose && c.name.find("compose") == std::string::npos
+                                          ? std::min<size_t>(1, sub.size() - 1)
+                                          : 0];
     if (compose) {
         if (s == "down" && (any_arg(c, {"-v", "--volumes"}))) {
-            a.hit(Decision::deny, "docker.volumes", "`compose down -v` deletes the project's named volumes and their data");
+            a.hit(Decision::deny, "docker.volumes",
+                  "`compose down -v` deletes the project's named volumes and their data");
             return;
         }
         if (s == "rm" && any_arg(c, {"-v", "--volumes"})) {
             a.hit(Decision::deny, "docker.volumes", "`compose rm -v` deletes volumes");
             return;
         }
-        if (s == "ps" || s == "logs" || s == "config" || s == "ls" || s == "images" || s == "top" || s == "version") {
+        if (s == "ps" || s == "logs" || s == "config" || s == "ls" || s == "images" || s == "top" ||
+            s == "version") {
             a.hit(Decision::allow, "docker.query", "`compose " + s + "` only reads");
             return;
         }
@@ -175,15 +199,17 @@ void container_program(Analyzer& a, Call& c) {
     std::string s2 = sub.size() > 1 ? sub[1] : "";
     if ((s == "volume" && (s2 == "rm" || s2 == "prune" || s2 == "remove")) ||
         (s == "system" && s2 == "prune" && any_arg(c, {"-a", "--all", "--volumes"}))) {
-        a.hit(Decision::deny, "docker.volumes", "`" + c.name + " " + s + " " + s2 + "` deletes volumes or all images for good");
+        a.hit(Decision::deny, "docker.volumes",
+              "`" + c.name + " " + s + " " + s2 + "` deletes volumes or all images for good");
         return;
     }
     if (s == "push" || (s == "image" && s2 == "push") || (s == "manifest" && s2 == "push")) {
         a.hit(Decision::deny, "publish.image", "`" + c.name + " push` publishes an image");
         return;
     }
-    static const std::string_view kRead[] = {"ps", "images", "logs", "inspect", "version", "info", "stats", "top",
-                                             "port", "history", "events", "diff", "search", "--version", "-v"};
+    static const std::string_view kRead[] = {"ps",     "images", "logs",   "inspect",   "version",
+                                             "info",   "stats",  "top",    "port",      "history",
+                                             "events", "diff",   "search", "--version", "-v"};
     if (std::find(std::begin(kRead), std::end(kRead), s) != std::end(kRead) ||
         ((s == "image" || s == "container" || s == "volume" || s == "network" || s == "context") &&
          (s2 == "ls" || s2 == "list" || s2 == "inspect"))) {
@@ -194,8 +220,10 @@ void container_program(Analyzer& a, Call& c) {
         // Host access from a container: privileged mode or bind mounts of the system or home.
         for (size_t i = 0; i < c.argc(); ++i) {
             const std::string& t = c.arg(i);
-            if (t == "--privileged" || t == "--pid=host" || t.rfind("--cap-add=SYS_ADMIN", 0) == 0 || t == "--cap-add=ALL") {
-                a.hit(Decision::deny, "docker.host-access", "`" + c.name + " run " + t + "` gives the container control of the host");
+            if (t == "--privileged" || t == "--pid=host" ||
+                t.rfind("--cap-add=SYS_ADMIN", 0) == 0 || t == "--cap-add=ALL") {
+                a.hit(Decision::deny, "docker.host-access",
+                      "`" + c.name + " run " + t + "` gives the container control of the host");
                 continue;
             }
             std::string src;
@@ -208,19 +236,25 @@ void container_program(Analyzer& a, Call& c) {
             if (!mount.empty()) {
                 for (const char* key : {"source=", "src="}) {
                     size_t k = mount.find(key);
-                    if (k != std::string::npos) src = mount.substr(k + std::string_view(key).size(), mount.find(',', k) - k - std::string_view(key).size());
+                    if (k != std::string::npos)
+                        src = mount.substr(k + std::string_view(key).size(),
+                                           mount.find(',', k) - k - std::string_view(key).size());
                 }
             }
             if (src.empty()) continue;
             src = src.substr(0, src.find(':'));
-            if (src.empty() || (src[0] != '/' && src[0] != '.' && src[0] != '~')) continue;  // a named volume
-            Value v = (i + 1 < c.argc() && (t == "-v" || t == "--volume")) ? c.args[i + 1] : Value::literal(src);
+            if (src.empty() || (src[0] != '/' && src[0] != '.' && src[0] != '~'))
+                continue;  // a named volume
+            Value v = (i + 1 < c.argc() && (t == "-v" || t == "--volume")) ? c.args[i + 1]
+                                                                           : Value::literal(src);
             v.text = src;
             if (src[0] == '~') v.text = a.ctx().home + src.substr(1);
             for (const PathInfo& p : a.resolve(v, *c.scope)) {
-                if (p.cls == PathClass::root || p.cls == PathClass::system || p.secret || p.secret_dir) {
+                if (p.cls == PathClass::root || p.cls == PathClass::system || p.secret ||
+                    p.secret_dir) {
                     a.hit(Decision::deny, "docker.host-access",
-                          "`" + c.name + " run -v " + src + "` lets the container change " + src + " on the host");
+                          "`" + c.name + " run -v " + src + "` lets the container change " + src +
+                              " on the host");
                 }
             }
         }
@@ -232,8 +266,8 @@ void container_program(Analyzer& a, Call& c) {
         ++i;
         while (i < c.argc() && is_flag(c.args[i])) {
             const std::string& t = c.arg(i);
-            if (t == "-e" || t == "--env" || t == "-u" || t == "--user" || t == "-w" || t == "--workdir" ||
-                t == "--env-file" || t == "--detach-keys") {
+            if (t == "-e" || t == "--env" || t == "-u" || t == "--user" || t == "-w" ||
+                t == "--workdir" || t == "--env-file" || t == "--detach-keys") {
                 ++i;
             }
             ++i;
@@ -246,7 +280,8 @@ void container_program(Analyzer& a, Call& c) {
             Call proto;
             proto.scope = &remote;
             proto.remote = true;
-            a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()), proto);
+            a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()),
+                        proto);
             a.set_remote(was);
         }
     }
@@ -263,23 +298,28 @@ void cloud_program(Analyzer& a, Call& c) {
     std::vector<std::string> sub = subcommands(c, 8);
     if (c.name == "aws" && sub.size() >= 2 && sub[0] == "s3") {
         if (sub[1] == "rm" || sub[1] == "rb") {
-            a.hit(Decision::deny, "cloud.delete", "`aws s3 " + sub[1] + "` deletes objects or buckets");
+            a.hit(Decision::deny, "cloud.delete",
+                  "`aws s3 " + sub[1] + "` deletes objects or buckets");
             return;
         }
         if (sub[1] == "sync" && any_arg(c, {"--delete"})) {
-            a.hit(Decision::deny, "cloud.delete", "`aws s3 sync --delete` deletes objects missing from the source");
+            a.hit(Decision::deny, "cloud.delete",
+                  "`aws s3 sync --delete` deletes objects missing from the source");
             return;
         }
     }
-    static const std::string_view kWords[] = {"delete", "destroy", "remove", "terminate", "purge", "wipe", "rb", "rm",
+    static const std::string_view kWords[] = {"delete",   "destroy",       "remove", "terminate",
+                                              "purge",    "wipe",          "rb",     "rm",
                                               "pg:reset", "reset-database"};
     for (const std::string& s : sub) {
-        bool del = std::find(std::begin(kWords), std::end(kWords), s) != std::end(kWords) || s.rfind("delete-", 0) == 0 ||
-                   s.rfind("terminate-", 0) == 0 || s.rfind("remove-", 0) == 0 || s.rfind("destroy", 0) == 0 ||
-                   s.rfind("deregister-", 0) == 0 || s.rfind("purge-", 0) == 0 || contains(s, ":delete") ||
-                   contains(s, ":destroy") || contains(s, ":remove");
+        bool del = std::find(std::begin(kWords), std::end(kWords), s) != std::end(kWords) ||
+                   s.rfind("delete-", 0) == 0 || s.rfind("terminate-", 0) == 0 ||
+                   s.rfind("remove-", 0) == 0 || s.rfind("destroy", 0) == 0 ||
+                   s.rfind("deregister-", 0) == 0 || s.rfind("purge-", 0) == 0 ||
+                   contains(s, ":delete") || contains(s, ":destroy") || contains(s, ":remove");
         if (del) {
-            a.hit(Decision::deny, "cloud.delete", "`" + c.name + " … " + s + "` deletes cloud resources");
+            a.hit(Decision::deny, "cloud.delete",
+                  "`" + c.name + " … " + s + "` deletes cloud resources");
             return;
         }
     }
@@ -292,19 +332,23 @@ void terraform_program(Analyzer& a, Call& c) {
     if (s == "destroy" || (s == "apply" && any_arg(c, {"-destroy", "--destroy"})) ||
         (s == "state" && sub.size() > 1 && (sub[1] == "rm" || sub[1] == "push")) ||
         (s == "workspace" && sub.size() > 1 && sub[1] == "delete")) {
-        a.hit(Decision::deny, "infra.destroy", "`" + c.name + " " + s + "` destroys infrastructure or its state");
+        a.hit(Decision::deny, "infra.destroy",
+              "`" + c.name + " " + s + "` destroys infrastructure or its state");
         return;
     }
-    if (s == "version" || s == "-version" || s == "--version" || s == "fmt" || s == "validate" || s == "show" || s == "output") {
+    if (s == "version" || s == "-version" || s == "--version" || s == "fmt" || s == "validate" ||
+        s == "show" || s == "output") {
         a.hit(Decision::cage, "infra.read", "`" + c.name + " " + s + "` reads configuration");
         return;
     }
-    a.hit(Decision::cage, "infra.change", "`" + c.name + " " + s + "` plans or changes infrastructure");
+    a.hit(Decision::cage, "infra.change",
+          "`" + c.name + " " + s + "` plans or changes infrastructure");
 }
 
 void pulumi_program(Analyzer& a, Call& c) {
     std::vector<std::string> sub = subcommands(c, 2);
-    if (!sub.empty() && (sub[0] == "destroy" || (sub[0] == "stack" && sub.size() > 1 && sub[1] == "rm"))) {
+    if (!sub.empty() &&
+        (sub[0] == "destroy" || (sub[0] == "stack" && sub.size() > 1 && sub[1] == "rm"))) {
         a.hit(Decision::deny, "infra.destroy", "`pulumi " + sub[0] + "` destroys infrastructure");
         return;
     }
@@ -312,18 +356,22 @@ void pulumi_program(Analyzer& a, Call& c) {
 }
 
 void kubectl_program(Analyzer& a, Call& c) {
-    std::vector<std::string> sub = subcommands(c, 2, {"-n", "--namespace", "--context", "--kubeconfig", "-l", "--selector",
-                                                     "-o", "--output", "-f", "--filename", "-c", "--container", "--cluster",
-                                                     "--user", "-s", "--server"});
+    std::vector<std::string> sub = subcommands(
+        c, 2,
+        {"-n", "--namespace", "--context", "--kubeconfig", "-l", "--selector", "-o", "--output",
+         "-f", "--filename", "-c", "--container", "--cluster", "--user", "-s", "--server"});
     std::string s = sub.empty() ? "" : sub[0];
-    if (s == "delete" || (s == "replace" && any_arg(c, {"--force"})) || (s == "apply" && any_arg(c, {"--prune"}))) {
+    if (s == "delete" || (s == "replace" && any_arg(c, {"--force"})) ||
+        (s == "apply" && any_arg(c, {"--prune"}))) {
         a.hit(Decision::deny, "kubectl.delete", "`kubectl " + s + "` deletes cluster resources");
         return;
     }
-    static const std::string_view kRead[] = {"get", "describe", "logs", "top", "explain", "version", "api-resources",
-                                             "api-versions", "cluster-info", "diff"};
+    static const std::string_view kRead[] = {
+        "get",     "describe",      "logs",         "top",          "explain",
+        "version", "api-resources", "api-versions", "cluster-info", "diff"};
     if (std::find(std::begin(kRead), std::end(kRead), s) != std::end(kRead) ||
-        (s == "config" && sub.size() > 1 && (sub[1] == "view" || sub[1].rfind("get-", 0) == 0 || sub[1] == "current-context")) ||
+        (s == "config" && sub.size() > 1 &&
+         (sub[1] == "view" || sub[1].rfind("get-", 0) == 0 || sub[1] == "current-context")) ||
         (s == "auth" && sub.size() > 1 && sub[1] == "can-i")) {
         a.hit(Decision::allow, "kubectl.query", "`kubectl " + s + "` only reads");
         return;
@@ -339,7 +387,8 @@ void kubectl_program(Analyzer& a, Call& c) {
             Call proto;
             proto.scope = &remote;
             proto.remote = true;
-            a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()), proto);
+            a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()),
+                        proto);
             a.set_remote(was);
         }
     }
@@ -347,18 +396,20 @@ void kubectl_program(Analyzer& a, Call& c) {
 }
 
 void helm_program(Analyzer& a, Call& c) {
-    std::vector<std::string> sub = subcommands(c, 1, {"-n", "--namespace", "--kube-context", "--kubeconfig"});
+    std::vector<std::string> sub =
+        subcommands(c, 1, {"-n", "--namespace", "--kube-context", "--kubeconfig"});
     std::string s = sub.empty() ? "" : sub[0];
     if (s == "uninstall" || s == "delete" || s == "del" || s == "un") {
-        a.hit(Decision::deny, "kubectl.delete", "`helm " + s + "` deletes a release and its resources");
+        a.hit(Decision::deny, "kubectl.delete",
+              "`helm " + s + "` deletes a release and its resources");
         return;
     }
     if (s == "push") {
         a.hit(Decision::deny, "publish.package", "`helm push` publishes a chart");
         return;
     }
-    if (s == "list" || s == "ls" || s == "status" || s == "get" || s == "history" || s == "show" || s == "template" ||
-        s == "lint" || s == "version" || s == "search" || s == "env") {
+    if (s == "list" || s == "ls" || s == "status" || s == "get" || s == "history" || s == "show" ||
+        s == "template" || s == "lint" || s == "version" || s == "search" || s == "env") {
         a.hit(Decision::allow, "kubectl.query", "`helm " + s + "` only reads");
         return;
     }
@@ -366,11 +417,15 @@ void helm_program(Analyzer& a, Call& c) {
 }
 
 void gh_program(Analyzer& a, Call& c) {
-    std::vector<std::string> sub = subcommands(c, 2, {"-R", "--repo", "-X", "--method", "-H", "--header"});
+    std::vector<std::string> sub =
+        subcommands(c, 2, {"-R", "--repo", "-X", "--method", "-H", "--header"});
     std::string s0 = sub.size() > 0 ? sub[0] : "", s1 = sub.size() > 1 ? sub[1] : "";
-    if ((s0 == "release" && (s1 == "create" || s1 == "delete" || s1 == "upload" || s1 == "delete-asset")) ||
-        (s0 == "repo" && (s1 == "delete" || s1 == "archive")) || (s0 == "secret" && s1 == "delete")) {
-        a.hit(Decision::deny, "publish.release", "`gh " + s0 + " " + s1 + "` publishes or deletes on GitHub");
+    if ((s0 == "release" &&
+         (s1 == "create" || s1 == "delete" || s1 == "upload" || s1 == "delete-asset")) ||
+        (s0 == "repo" && (s1 == "delete" || s1 == "archive")) ||
+        (s0 == "secret" && s1 == "delete")) {
+        a.hit(Decision::deny, "publish.release",
+              "`gh " + s0 + " " + s1 + "` publishes or deletes on GitHub");
         return;
     }
     if (s0 == "api") {
@@ -399,7 +454,8 @@ void ssh_program(Analyzer& a, Call& c) {
             if (l.rfind(key, 0) == 0) {
                 std::string cmd = opt.substr(std::string_view(key).size());
                 while (!cmd.empty() && (cmd[0] == '=' || cmd[0] == ' ')) cmd.erase(0, 1);
-                a.run_string(Value::literal(cmd), *c.scope, false, Stream(), "ssh -o " + std::string(key));
+                a.run_string(Value::literal(cmd), *c.scope, false, Stream(),
+                             "ssh -o " + std::string(key));
             }
         }
     }
@@ -414,16 +470,20 @@ void ssh_program(Analyzer& a, Call& c) {
     remote.cwd = a.ctx().cwd;
     if (cmd_at < c.argc()) {
         // ssh joins its arguments with spaces and the remote shell parses them again.
-        a.run_string(join_values(c.args, cmd_at, " "), remote, true, c.in, "the command run on " + c.arg(o.end));
+        a.run_string(join_values(c.args, cmd_at, " "), remote, true, c.in,
+                     "the command run on " + c.arg(o.end));
         a.set_remote(was);
-        a.hit(Decision::cage, "ssh.remote-command", "`ssh " + c.arg(o.end) + "` runs a command on another host");
+        a.hit(Decision::cage, "ssh.remote-command",
+              "`ssh " + c.arg(o.end) + "` runs a command on another host");
         return;
     }
     if (c.in.kind == Stream::Kind::literal) {
-        a.run_string(Value::literal(c.in.text), remote, true, Stream(), "the script sent to " + c.arg(o.end));
+        a.run_string(Value::literal(c.in.text), remote, true, Stream(),
+                     "the script sent to " + c.arg(o.end));
     }
     a.set_remote(was);
-    a.hit(Decision::cage, "ssh.session", "`ssh " + c.arg(o.end) + "` opens a session on another host");
+    a.hit(Decision::cage, "ssh.session",
+          "`ssh " + c.arg(o.end) + "` opens a session on another host");
 }
 
 std::string url_basename(const std::string& url) {
@@ -438,7 +498,9 @@ std::string url_basename(const std::string& url) {
     return base.empty() || base == path.substr(0, slash) ? "index.html" : base;
 }
 
-void remember_download(Analyzer& a, Call& c, const Value& file) { a.remember_taint(file, Taint::remote, *c.scope); }
+void remember_download(Analyzer& a, Call& c, const Value& file) {
+    a.remember_taint(file, Taint::remote, *c.scope);
+}
 
 void curl_program(Analyzer& a, Call& c) {
     if (is_version_query(c)) {
@@ -446,19 +508,30 @@ void curl_program(Analyzer& a, Call& c) {
         return;
     }
     Opts o = parse_opts(c.args, 0, "odFTHAuXebcKwxmrzEYyCDQU",
-                        {"--output", "--data", "--data-binary", "--data-raw", "--data-ascii", "--data-urlencode", "--form",
-                         "--form-string", "--upload-file", "--header", "--user-agent", "--user", "--request", "--referer",
-                         "--cookie", "--cookie-jar", "--config", "--write-out", "--proxy", "--max-time", "--connect-timeout",
-                         "--range", "--time-cond", "--cert", "--key", "--cacert", "--capath", "--continue-at", "--retry",
-                         "--resolve", "--url", "--interface", "--dump-header", "--trace", "--trace-ascii", "--stderr",
-                         "--output-dir", "--netrc-file", "--quote", "--limit-rate", "--proxy-user", "--json", "--libcurl",
-                         "--retry-delay", "--retry-max-time", "--max-filesize", "--oauth2-bearer", "--aws-sigv4"},
+                        {"--output",       "--data",          "--data-binary",
+                         "--data-raw",     "--data-ascii",    "--data-urlencode",
+                         "--form",         "--form-string",   "--upload-file",
+                         "--header",       "--user-agent",    "--user",
+                         "--request",      "--referer",       "--cookie",
+                         "--cookie-jar",   "--config",        "--write-out",
+                         "--proxy",        "--max-time",      "--connect-timeout",
+                         "--range",        "--time-cond",     "--cert",
+                         "--key",          "--cacert",        "--capath",
+                         "--continue-at",  "--retry",         "--resolve",
+                         "--url",          "--interface",     "--dump-header",
+                         "--trace",        "--trace-ascii",   "--stderr",
+                         "--output-dir",   "--netrc-file",    "--quote",
+                         "--limit-rate",   "--proxy-user",    "--json",
+                         "--libcurl",      "--retry-delay",   "--retry-max-time",
+                         "--max-filesize", "--oauth2-bearer", "--aws-sigv4"},
                         false);
     bool to_stdout = true;
     for (const Opts::Flag& f : o.flags) {
         Value v = f.value ? *f.value : Value::literal(f.inline_value);
         const std::string& n = f.name;
-        auto is = [&](std::string_view s, std::string_view l) { return n == s || (n.size() > 3 && l.rfind(n, 0) == 0 && n[1] == '-'); };
+        auto is = [&](std::string_view s, std::string_view l) {
+            return n == s || (n.size() > 3 && l.rfind(n, 0) == 0 && n[1] == '-');
+        };
         if (is("-o", "--output")) {
             to_stdout = v.text == "-";
             if (!to_stdout) {
@@ -472,11 +545,11 @@ void curl_program(Analyzer& a, Call& c) {
                 a.check_write(file, WriteMode::truncate, "curl -O", *c.scope);
                 remember_download(a, c, file);
             }
-        } else if (is("-c", "--cookie-jar") || is("-D", "--dump-header") || n == "--trace" || n == "--trace-ascii" ||
-                   n == "--stderr" || n == "--libcurl") {
+        } else if (is("-c", "--cookie-jar") || is("-D", "--dump-header") || n == "--trace" ||
+                   n == "--trace-ascii" || n == "--stderr" || n == "--libcurl") {
             if (v.text != "-") a.check_write(v, WriteMode::truncate, "curl " + n, *c.scope);
-        } else if (is("-d", "--data") || n == "--data-binary" || n == "--data-ascii" || n == "--json" ||
-                   n == "--data-urlencode") {
+        } else if (is("-d", "--data") || n == "--data-binary" || n == "--data-ascii" ||
+                   n == "--json" || n == "--data-urlencode") {
             size_t at = v.text.find('@');
             if (at != std::string::npos && (at == 0 || n == "--data-urlencode")) {
                 Value file = v;
@@ -485,7 +558,8 @@ void curl_program(Analyzer& a, Call& c) {
             }
         } else if (is("-F", "--form")) {
             size_t eq = v.text.find('=');
-            if (eq != std::string::npos && eq + 1 < v.text.size() && (v.text[eq + 1] == '@' || v.text[eq + 1] == '<')) {
+            if (eq != std::string::npos && eq + 1 < v.text.size() &&
+                (v.text[eq + 1] == '@' || v.text[eq + 1] == '<')) {
                 Value file = v;
                 file.text = v.text.substr(eq + 2);
                 size_t semi = file.text.find(';');
@@ -498,7 +572,8 @@ void curl_program(Analyzer& a, Call& c) {
     }
     for (size_t k : o.operands) {
         const std::string& u = c.arg(k);
-        if (lower(u).rfind("file://", 0) == 0) a.check_read(Value::literal(u.substr(7)), "curl file://", *c.scope);
+        if (lower(u).rfind("file://", 0) == 0)
+            a.check_read(Value::literal(u.substr(7)), "curl file://", *c.scope);
     }
     if (to_stdout) c.out = Stream::unknown_data(Taint::remote);
     a.hit(Decision::cage, "net.fetch", "`curl` talks to the network");
@@ -509,12 +584,15 @@ void wget_program(Analyzer& a, Call& c) {
         a.hit(Decision::allow, "readonly.version", "`wget --version` prints its version");
         return;
     }
-    Opts o = parse_opts(c.args, 0, "OoaPiUeTtwlQAR",
-                        {"--output-document", "--output-file", "--append-output", "--directory-prefix", "--input-file",
-                         "--post-file", "--body-file", "--post-data", "--body-data", "--load-cookies", "--save-cookies",
-                         "--user-agent", "--header", "--user", "--password", "--timeout", "--tries", "--wait",
-                         "--execute", "--method", "--level", "--accept", "--reject", "--referer"},
-                        false);
+    Opts o =
+        parse_opts(c.args, 0, "OoaPiUeTtwlQAR",
+                   {"--output-document", "--output-file",  "--append-output", "--directory-prefix",
+                    "--input-file",      "--post-file",    "--body-file",     "--post-data",
+                    "--body-data",       "--load-cookies", "--save-cookies",  "--user-agent",
+                    "--header",          "--user",         "--password",      "--timeout",
+                    "--tries",           "--wait",         "--execute",       "--method",
+                    "--level",           "--accept",       "--reject",        "--referer"},
+                   false);
     bool to_stdout = false;
     bool named = false;
     std::string dir = ".";
@@ -529,12 +607,14 @@ void wget_program(Analyzer& a, Call& c) {
                 a.check_write(v, WriteMode::truncate, "wget -O", *c.scope);
                 remember_download(a, c, v);
             }
-        } else if (n == "-o" || n == "-a" || n.rfind("--output-f", 0) == 0 || n.rfind("--append", 0) == 0 ||
-                   n == "--save-cookies") {
-            a.check_write(v, n == "-a" ? WriteMode::append : WriteMode::truncate, "wget " + n, *c.scope);
+        } else if (n == "-o" || n == "-a" || n.rfind("--output-f", 0) == 0 ||
+                   n.rfind("--append", 0) == 0 || n == "--save-cookies") {
+            a.check_write(v, n == "-a" ? WriteMode::append : WriteMode::truncate, "wget " + n,
+                          *c.scope);
         } else if (n == "-P" || n.rfind("--directory", 0) == 0) {
             dir = v.text;
-        } else if (n == "--post-file" || n == "--body-file" || n == "-i" || n == "--input-file" || n == "--load-cookies") {
+        } else if (n == "--post-file" || n == "--body-file" || n == "-i" || n == "--input-file" ||
+                   n == "--load-cookies") {
             a.check_read(v, "wget " + n, *c.scope);
         } else if (n == "-e" || n == "--execute") {
             a.hit(Decision::cage, "net.fetch", "wget -e runs wgetrc commands");
@@ -556,13 +636,17 @@ void net_stdout_program(Analyzer& a, Call& c) {
     // httpie, nc, socat, …: what they print came from the network.
     for (size_t i = 0; i < c.argc(); ++i) {
         const std::string& t = c.arg(i);
-        if ((t == "-e" || t == "-c") && (c.name == "nc" || c.name == "ncat" || c.name == "netcat")) {
-            a.hit(Decision::cage, "net.fetch", "`" + c.name + " " + t + "` runs a program for the connection");
+        if ((t == "-e" || t == "-c") &&
+            (c.name == "nc" || c.name == "ncat" || c.name == "netcat")) {
+            a.hit(Decision::cage, "net.fetch",
+                  "`" + c.name + " " + t + "` runs a program for the connection");
         }
-        if ((t == "--download" || t == "-d") && (c.name == "http" || c.name == "https" || c.name == "xh")) {
+        if ((t == "--download" || t == "-d") &&
+            (c.name == "http" || c.name == "https" || c.name == "xh")) {
             a.hit(Decision::cage, "net.fetch", "downloads a file");
         }
-        if (!t.empty() && t[0] == '@' && (c.name == "http" || c.name == "https" || c.name == "xh")) {
+        if (!t.empty() && t[0] == '@' &&
+            (c.name == "http" || c.name == "https" || c.name == "xh")) {
             Value f = c.args[i];
             f.text = t.substr(1);
             a.check_read(f, c.name, *c.scope);
@@ -578,7 +662,8 @@ void net_stdout_program(Analyzer& a, Call& c) {
 
 void openssl_program(Analyzer& a, Call& c) {
     std::string sub = c.args.empty() ? "" : c.arg(0);
-    bool decode = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "-d"; });
+    bool decode =
+        std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "-d"; });
     if (sub == "s_client") {
         c.out = Stream::unknown_data(Taint::remote);
         a.hit(Decision::cage, "net.fetch", "`openssl s_client` talks to the network");
@@ -586,14 +671,16 @@ void openssl_program(Analyzer& a, Call& c) {
     }
     for (size_t i = 0; i + 1 < c.argc(); ++i) {
         if (c.arg(i) == "-in") a.check_read(c.args[i + 1], "openssl", *c.scope);
-        if (c.arg(i) == "-out") a.check_write(c.args[i + 1], WriteMode::truncate, "openssl -out", *c.scope);
+        if (c.arg(i) == "-out")
+            a.check_write(c.args[i + 1], WriteMode::truncate, "openssl -out", *c.scope);
     }
     if (decode) c.out = Stream::unknown_data(Taint::decoded);
     if (sub == "version" || sub == "x509" || sub == "dgst" || sub == "rand" || sub == "list") {
         a.hit(Decision::allow, "readonly.version", "`openssl " + sub + "` only computes or prints");
         return;
     }
-    a.hit(Decision::cage, "crypto.tool", "`openssl " + sub + "` encrypts, decrypts or converts data");
+    a.hit(Decision::cage, "crypto.tool",
+          "`openssl " + sub + "` encrypts, decrypts or converts data");
 }
 
 void gpg_program(Analyzer& a, Call& c) {
@@ -602,7 +689,8 @@ void gpg_program(Analyzer& a, Call& c) {
             a.hit(Decision::deny, "secret.read", "`gpg " + v.text + "` prints private keys");
             return;
         }
-        if (v.text == "--delete-secret-keys" || v.text == "--delete-secret-and-public-key" || v.text == "--delete-keys") {
+        if (v.text == "--delete-secret-keys" || v.text == "--delete-secret-and-public-key" ||
+            v.text == "--delete-keys") {
             a.hit(Decision::deny, "rm.home", "`gpg " + v.text + "` deletes keys from the keyring");
             return;
         }
@@ -615,11 +703,13 @@ void gpg_program(Analyzer& a, Call& c) {
 
 void user_program(Analyzer& a, Call& c) {
     bool removes = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
-        return v.text == "-r" || v.text == "--remove" || v.text == "--remove-home" || v.text == "--remove-all-files" ||
+        return v.text == "-r" || v.text == "--remove" || v.text == "--remove-home" ||
+               v.text == "--remove-all-files" ||
                (is_flag(v) && v.text[1] != '-' && v.text.find('r') != std::string::npos);
     });
     if ((c.name == "userdel" || c.name == "deluser") && removes) {
-        a.hit(Decision::deny, "system.user-delete", "`" + c.name + "` removes a user together with their home directory");
+        a.hit(Decision::deny, "system.user-delete",
+              "`" + c.name + "` removes a user together with their home directory");
         return;
     }
     a.hit(Decision::cage, "system.service", "`" + c.name + "` changes system accounts");
@@ -627,30 +717,78 @@ void user_program(Analyzer& a, Call& c) {
 
 }  // namespace
 
-std::vector<ProgramEntry> system_programs() {
-    return {
-        {"kill", kill_program},         {"pkill", killall_program},     {"killall", killall_program},
-        {"killall5", killall_program},  {"skill", killall_program},     {"crontab", crontab_program},
-        {"shutdown", power_program},    {"reboot", power_program},      {"halt", power_program},
-        {"poweroff", power_program},    {"init", power_program},        {"telinit", power_program},
-        {"systemctl", systemctl_program}, {"service", service_program}, {"docker", container_program},
-        {"podman", container_program},  {"nerdctl", container_program}, {"docker-compose", container_program},
-        {"podman-compose", container_program}, {"aws", cloud_program},  {"gcloud", cloud_program},
-        {"gsutil", cloud_program},      {"az", cloud_program},          {"doctl", cloud_program},
-        {"hcloud", cloud_program},      {"linode-cli", cloud_program},  {"oci", cloud_program},
-        {"heroku", cloud_program},      {"flyctl", cloud_program},      {"fly", cloud_program},
-        {"vercel", cloud_program},      {"netlify", cloud_program},     {"firebase", cloud_program},
-        {"terraform", terraform_program}, {"tofu", terraform_program},  {"terragrunt", terraform_program},
-        {"pulumi", pulumi_program},     {"kubectl", kubectl_program},   {"oc", kubectl_program},
-        {"helm", helm_program},         {"gh", gh_program},             {"ssh", ssh_program},
-        {"curl", curl_program},         {"wget", wget_program},         {"http", net_stdout_program},
-        {"https", net_stdout_program},  {"xh", net_stdout_program},     {"nc", net_stdout_program},
-        {"ncat", net_stdout_program},   {"netcat", net_stdout_program}, {"socat", net_stdout_program},
-        {"telnet", net_stdout_program}, {"aria2c", net_stdout_program}, {"lynx", net_stdout_program},
-        {"w3m", net_stdout_program},    {"fetch", net_stdout_program},  {"openssl", openssl_program},  {"gpg", gpg_program}, {"gpg2", gpg_program},
-        {"userdel", user_program},      {"deluser", user_program},      {"useradd", user_program},
-        {"usermod", user_program},      {"passwd", user_program},       {"groupdel", user_program},
-    };
+namespace {
+constexpr auto kSystemPrograms = sorted_by_name(std::to_array<ProgramEntry>({
+    {"kill", kill_program},
+    {"pkill", killall_program},
+    {"killall", killall_program},
+    {"killall5", killall_program},
+    {"skill", killall_program},
+    {"crontab", crontab_program},
+    {"shutdown", power_program},
+    {"reboot", power_program},
+    {"halt", power_program},
+    {"poweroff", power_program},
+    {"init", power_program},
+    {"telinit", power_program},
+    {"systemctl", systemctl_program},
+    {"service", service_program},
+    {"docker", container_program},
+    {"podman", container_program},
+    {"nerdctl", container_program},
+    {"docker-compose", container_program},
+    {"podman-compose", container_program},
+    {"aws", cloud_program},
+    {"gcloud", cloud_program},
+    {"gsutil", cloud_program},
+    {"az", cloud_program},
+    {"doctl", cloud_program},
+    {"hcloud", cloud_program},
+    {"linode-cli", cloud_program},
+    {"oci", cloud_program},
+    {"heroku", cloud_program},
+    {"flyctl", cloud_program},
+    {"fly", cloud_program},
+    {"vercel", cloud_program},
+    {"netlify", cloud_program},
+    {"firebase", cloud_program},
+    {"terraform", terraform_program},
+    {"tofu", terraform_program},
+    {"terragrunt", terraform_program},
+    {"pulumi", pulumi_program},
+    {"kubectl", kubectl_program},
+    {"oc", kubectl_program},
+    {"helm", helm_program},
+    {"gh", gh_program},
+    {"ssh", ssh_program},
+    {"curl", curl_program},
+    {"wget", wget_program},
+    {"http", net_stdout_program},
+    {"https", net_stdout_program},
+    {"xh", net_stdout_program},
+    {"nc", net_stdout_program},
+    {"ncat", net_stdout_program},
+    {"netcat", net_stdout_program},
+    {"socat", net_stdout_program},
+    {"telnet", net_stdout_program},
+    {"aria2c", net_stdout_program},
+    {"lynx", net_stdout_program},
+    {"w3m", net_stdout_program},
+    {"fetch", net_stdout_program},
+    {"openssl", openssl_program},
+    {"gpg", gpg_program},
+    {"gpg2", gpg_program},
+    {"userdel", user_program},
+    {"deluser", user_program},
+    {"useradd", user_program},
+    {"usermod", user_program},
+    {"passwd", user_program},
+    {"groupdel", user_program},
+}));
+}  // namespace
+
+std::span<const ProgramEntry> system_programs() {
+    return kSystemPrograms;
 }
 
 }  // namespace toolcage::classify::detail

@@ -6,6 +6,7 @@
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -18,9 +19,11 @@ void run_wrapped(Analyzer& a, Call& c, size_t from, bool elevate, std::vector<Va
                  Scope* scope = nullptr) {
     if (from >= c.argc() && append.empty()) {
         if (elevate) {
-            a.hit(Decision::cage, "sudo.elevated", "`" + c.name + "` without a command still uses elevated privileges");
+            a.hit(Decision::cage, "sudo.elevated",
+                  "`" + c.name + "` without a command still uses elevated privileges");
         } else {
-            a.hit(Decision::allow, "wrapper.no-command", "`" + c.name + "` without a command runs nothing");
+            a.hit(Decision::allow, "wrapper.no-command",
+                  "`" + c.name + "` without a command runs nothing");
         }
         return;
     }
@@ -33,7 +36,8 @@ void run_wrapped(Analyzer& a, Call& c, size_t from, bool elevate, std::vector<Va
     proto.remote = c.remote;
     proto.env = c.env;
     proto.via = c.via + c.name + " ";
-    std::vector<Value> argv(c.args.begin() + static_cast<long>(std::min(from, c.argc())), c.args.end());
+    std::vector<Value> argv(c.args.begin() + static_cast<long>(std::min(from, c.argc())),
+                            c.args.end());
     for (Value& v : append) argv.push_back(std::move(v));
     c.out = a.exec_argv(std::move(argv), proto);
 }
@@ -76,8 +80,9 @@ size_t skip_options(const Call& c, size_t from, std::string_view short_with_arg,
 }
 
 void sudo_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "ugCDprtTU", {"--user", "--group", "--close-from", "--chdir", "--prompt", "--role",
-                                                 "--type", "--command-timeout", "--other-user", "--host"},
+    Opts o = parse_opts(c.args, 0, "ugCDprtTU",
+                        {"--user", "--group", "--close-from", "--chdir", "--prompt", "--role",
+                         "--type", "--command-timeout", "--other-user", "--host"},
                         true);
     size_t i = o.end;
     std::vector<std::pair<std::string, Value>> env;
@@ -93,7 +98,8 @@ void sudo_wrapper(Analyzer& a, Call& c) {
     Scope* scope = nullptr;
     if (auto dir = o.value("-D") ? o.value("-D") : o.value("--chdir")) {
         moved = *c.scope;
-        moved.cwd = !dir->empty() && (*dir)[0] == '/' ? normalize_path(*dir) : normalize_path(moved.cwd + "/" + *dir);
+        moved.cwd = !dir->empty() && (*dir)[0] == '/' ? normalize_path(*dir)
+                                                      : normalize_path(moved.cwd + "/" + *dir);
         scope = &moved;
     }
     if (o.has_any({"-s", "--shell", "-i", "--login"}) && i < c.argc()) {
@@ -108,7 +114,8 @@ void sudo_wrapper(Analyzer& a, Call& c) {
 
 void doas_wrapper(Analyzer& a, Call& c) {
     size_t i = skip_options(c, 0, "uC", {});
-    if (std::any_of(c.args.begin(), c.args.begin() + static_cast<long>(i), [](const Value& v) { return v.text == "-s"; }) &&
+    if (std::any_of(c.args.begin(), c.args.begin() + static_cast<long>(i),
+                    [](const Value& v) { return v.text == "-s"; }) &&
         i >= c.argc()) {
         a.hit(Decision::cage, "sudo.elevated", "`doas -s` opens a root shell");
         return;
@@ -117,8 +124,9 @@ void doas_wrapper(Analyzer& a, Call& c) {
 }
 
 void su_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "cgGsw", {"--command", "--group", "--supp-group", "--shell", "--whitelist-environment",
-                                              "--session-command"},
+    Opts o = parse_opts(c.args, 0, "cgGsw",
+                        {"--command", "--group", "--supp-group", "--shell",
+                         "--whitelist-environment", "--session-command"},
                         false);
     std::vector<std::string> cmds = o.values("-c");
     for (const std::string& s : o.values("--command")) cmds.push_back(s);
@@ -128,17 +136,21 @@ void su_wrapper(Analyzer& a, Call& c) {
         return;
     }
     for (const Opts::Flag& f : o.flags) {
-        if ((f.name == "-c" || f.name.rfind("--command", 0) == 0 || f.name.rfind("--session", 0) == 0)) {
+        if ((f.name == "-c" || f.name.rfind("--command", 0) == 0 ||
+             f.name.rfind("--session", 0) == 0)) {
             Value code = f.value ? *f.value : Value::literal(f.inline_value);
             run_wrapped_string(a, c, code, true);
         }
     }
 }
 
-void pkexec_wrapper(Analyzer& a, Call& c) { run_wrapped(a, c, skip_options(c, 0, "", {"--user"}), true); }
+void pkexec_wrapper(Analyzer& a, Call& c) {
+    run_wrapped(a, c, skip_options(c, 0, "", {"--user"}), true);
+}
 
 void runuser_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "ugGcsw", {"--user", "--group", "--supp-group", "--command", "--shell"}, true);
+    Opts o = parse_opts(c.args, 0, "ugGcsw",
+                        {"--user", "--group", "--supp-group", "--command", "--shell"}, true);
     if (auto cmd = o.value("-c") ? o.value("-c") : o.value("--command")) {
         run_wrapped_string(a, c, Value::literal(*cmd), true);
         return;
@@ -154,8 +166,9 @@ void chroot_wrapper(Analyzer& a, Call& c) {
 }
 
 void env_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "uCSP", {"--unset", "--chdir", "--split-string", "--block-signal", "--default-signal",
-                                            "--ignore-signal"},
+    Opts o = parse_opts(c.args, 0, "uCSP",
+                        {"--unset", "--chdir", "--split-string", "--block-signal",
+                         "--default-signal", "--ignore-signal"},
                         true);
     size_t i = o.end;
     while (i < c.argc() && c.arg(i) == "-") ++i;  // `env -` is env -i
@@ -168,11 +181,13 @@ void env_wrapper(Analyzer& a, Call& c) {
     Scope* scope = nullptr;
     if (auto dir = o.value("-C") ? o.value("-C") : o.value("--chdir")) {
         moved = *c.scope;
-        moved.cwd = !dir->empty() && (*dir)[0] == '/' ? normalize_path(*dir) : normalize_path(moved.cwd + "/" + *dir);
+        moved.cwd = !dir->empty() && (*dir)[0] == '/' ? normalize_path(*dir)
+                                                      : normalize_path(moved.cwd + "/" + *dir);
         scope = &moved;
     }
     for (const Opts::Flag& f : o.flags) {
-        bool split = f.name == "-S" || (f.name.size() > 3 && std::string_view("--split-string").rfind(f.name, 0) == 0);
+        bool split = f.name == "-S" || (f.name.size() > 3 &&
+                                        std::string_view("--split-string").rfind(f.name, 0) == 0);
         if (!split) continue;
         // env -S splits its string itself (and expands ${VAR}): judge it as shell text.
         Value code = f.value ? *f.value : Value::literal(f.inline_value);
@@ -211,7 +226,8 @@ void simple_wrapper(Analyzer& a, Call& c) {
 }
 
 void ionice_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "cnp", {"--class", "--classdata", "--pid", "--pgid", "--uid"}, true);
+    Opts o =
+        parse_opts(c.args, 0, "cnp", {"--class", "--classdata", "--pid", "--pgid", "--uid"}, true);
     if (o.has("-p") || o.has("--pid") || o.has("-P") || o.has("-u")) {
         a.hit(Decision::cage, "wrapper.priority", "ionice changes another process's priority");
         return;
@@ -226,8 +242,11 @@ void timeout_wrapper(Analyzer& a, Call& c) {
 
 void time_wrapper(Analyzer& a, Call& c) {
     Opts o = parse_opts(c.args, 0, "fo", {"--format", "--output"}, true);
-    for (const std::string& f : o.values("-o")) a.check_write(Value::literal(f), o.has("-a") ? WriteMode::append : WriteMode::truncate, "time -o", *c.scope);
-    for (const std::string& f : o.values("--output")) a.check_write(Value::literal(f), WriteMode::truncate, "time --output", *c.scope);
+    for (const std::string& f : o.values("-o"))
+        a.check_write(Value::literal(f), o.has("-a") ? WriteMode::append : WriteMode::truncate,
+                      "time -o", *c.scope);
+    for (const std::string& f : o.values("--output"))
+        a.check_write(Value::literal(f), WriteMode::truncate, "time --output", *c.scope);
     run_wrapped(a, c, o.end, false);
 }
 
@@ -237,7 +256,8 @@ void stdbuf_wrapper(Analyzer& a, Call& c) {
 }
 
 void flock_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "wEc", {"--timeout", "--conflict-exit-code", "--command"}, false);
+    Opts o =
+        parse_opts(c.args, 0, "wEc", {"--timeout", "--conflict-exit-code", "--command"}, false);
     for (const Opts::Flag& f : o.flags) {
         if (f.name == "-c" || f.name.rfind("--comm", 0) == 0) {
             run_wrapped_string(a, c, f.value ? *f.value : Value::literal(f.inline_value), false);
@@ -267,11 +287,17 @@ void watch_wrapper(Analyzer& a, Call& c) {
 }
 
 void script_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "cEIOBTt", {"--command", "--echo", "--log-in", "--log-out", "--log-io",
-                                               "--log-timing", "--logging-format", "--output-limit"},
+    Opts o = parse_opts(c.args, 0, "cEIOBTt",
+                        {"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing",
+                         "--logging-format", "--output-limit"},
                         false);
-    for (size_t k : o.operands) a.check_write(c.args[k], o.has_any({"-a", "--append"}) ? WriteMode::append : WriteMode::truncate, "script's log file", *c.scope);
-    if (o.operands.empty()) a.check_write(Value::literal("typescript"), WriteMode::truncate, "script's log file", *c.scope);
+    for (size_t k : o.operands)
+        a.check_write(c.args[k],
+                      o.has_any({"-a", "--append"}) ? WriteMode::append : WriteMode::truncate,
+                      "script's log file", *c.scope);
+    if (o.operands.empty())
+        a.check_write(Value::literal("typescript"), WriteMode::truncate, "script's log file",
+                      *c.scope);
     for (const Opts::Flag& f : o.flags) {
         if (f.name == "-c" || f.name.rfind("--comm", 0) == 0) {
             run_wrapped_string(a, c, f.value ? *f.value : Value::literal(f.inline_value), false);
@@ -290,8 +316,10 @@ void busybox_wrapper(Analyzer& a, Call& c) {
 }
 
 void strace_wrapper(Analyzer& a, Call& c) {
-    Opts o = parse_opts(c.args, 0, "oeEpPsSuabIXU", {"--output", "--expr", "--attach", "--string-limit", "--user"}, true);
-    for (const std::string& f : o.values("-o")) a.check_write(Value::literal(f), WriteMode::truncate, c.name + " -o", *c.scope);
+    Opts o = parse_opts(c.args, 0, "oeEpPsSuabIXU",
+                        {"--output", "--expr", "--attach", "--string-limit", "--user"}, true);
+    for (const std::string& f : o.values("-o"))
+        a.check_write(Value::literal(f), WriteMode::truncate, c.name + " -o", *c.scope);
     if (o.has("-p") || o.has("--attach")) {
         a.hit(Decision::cage, "wrapper.trace", "`" + c.name + "` attaches to a running process");
         return;
@@ -310,16 +338,19 @@ void generic_opts_wrapper(Analyzer& a, Call& c) {
             ++i;
             break;
         }
-        if ((c.name == "systemd-run" && (t == "-p" || t == "--property" || t == "-u" || t == "--unit" || t == "-E" ||
-                                         t == "--setenv" || t == "-M" || t == "--machine" || t == "-H")) ||
-            (c.name == "nsenter" && (t == "-t" || t == "--target")) || (c.name == "cgexec" && t == "-g")) {
+        if ((c.name == "systemd-run" &&
+             (t == "-p" || t == "--property" || t == "-u" || t == "--unit" || t == "-E" ||
+              t == "--setenv" || t == "-M" || t == "--machine" || t == "-H")) ||
+            (c.name == "nsenter" && (t == "-t" || t == "--target")) ||
+            (c.name == "cgexec" && t == "-g")) {
             ++i;
         }
         ++i;
     }
     if (c.name == "taskset" || c.name == "chrt" || c.name == "faketime" || c.name == "sg") ++i;
     bool elevate = c.name == "nsenter" || c.name == "unshare" || c.name == "systemd-run";
-    a.hit(Decision::cage, "wrapper.runs", "`" + c.name + "` runs a program in a changed environment");
+    a.hit(Decision::cage, "wrapper.runs",
+          "`" + c.name + "` runs a program in a changed environment");
     run_wrapped(a, c, i, elevate);
 }
 
@@ -329,10 +360,14 @@ void generic_opts_wrapper(Analyzer& a, Call& c) {
 char delimiter_of(const std::string& d) {
     if (d.size() >= 2 && d[0] == '\\') {
         switch (d[1]) {
-            case 'n': return '\n';
-            case 't': return '\t';
-            case '0': return '\0';
-            default: return d[1];
+            case 'n':
+                return '\n';
+            case 't':
+                return '\t';
+            case '0':
+                return '\0';
+            default:
+                return d[1];
         }
     }
     return d.empty() ? '\n' : d[0];
@@ -396,8 +431,9 @@ void xargs_wrapper(Analyzer& a, Call& c) {
             size_t eq = t.find('=');
             std::string name = t.substr(0, eq);
             std::string val = eq == std::string::npos ? std::string() : t.substr(eq + 1);
-            bool takes = name == "--arg-file" || name == "--delimiter" || name == "--max-args" || name == "--max-procs" ||
-                         name == "--max-chars" || name == "--max-lines" || name == "--process-slot-var" || name == "--eof";
+            bool takes = name == "--arg-file" || name == "--delimiter" || name == "--max-args" ||
+                         name == "--max-procs" || name == "--max-chars" || name == "--max-lines" ||
+                         name == "--process-slot-var" || name == "--eof";
             if (takes && eq == std::string::npos && i + 1 < c.argc()) val = c.arg(++i);
             if (name == "--arg-file") {
                 from_file = true;
@@ -436,7 +472,8 @@ void xargs_wrapper(Analyzer& a, Call& c) {
             Call inner = c;
             inner.in = Stream();
             std::vector<Value> argv;
-            for (size_t k = i; k < c.argc(); ++k) argv.push_back(substitute_placeholder(c.args[k], repl, item));
+            for (size_t k = i; k < c.argc(); ++k)
+                argv.push_back(substitute_placeholder(c.args[k], repl, item));
             inner.args = std::move(argv);
             run_wrapped(a, inner, 0, false);
         }
@@ -459,10 +496,12 @@ void parallel_wrapper(Analyzer& a, Call& c) {
     std::string repl = "{}";
     while (i < sep && is_flag(c.args[i])) {
         const std::string& t = c.arg(i);
-        static const std::string_view kArg[] = {"-j", "--jobs", "-S", "--sshlogin", "-d", "--delimiter", "-a", "--arg-file",
-                                                "-n", "--max-args", "-N", "--joblog", "--results", "-E", "--tmpdir",
-                                                "--timeout", "--retries", "--tag-string", "--workdir", "--wd",
-                                                "-I", "--colsep", "-L", "--max-lines", "--env"};
+        static const std::string_view kArg[] = {
+            "-j",          "--jobs",    "-S",           "--sshlogin",  "-d",
+            "--delimiter", "-a",        "--arg-file",   "-n",          "--max-args",
+            "-N",          "--joblog",  "--results",    "-E",          "--tmpdir",
+            "--timeout",   "--retries", "--tag-string", "--workdir",   "--wd",
+            "-I",          "--colsep",  "-L",           "--max-lines", "--env"};
         if (t == "-I" && i + 1 < sep) repl = c.arg(i + 1);
         if (std::find(std::begin(kArg), std::end(kArg), t) != std::end(kArg)) ++i;
         ++i;
@@ -486,7 +525,8 @@ void parallel_wrapper(Analyzer& a, Call& c) {
         items = items_from(c.in, '\n', false);
     }
     if (items.size() > 16) items.resize(16);
-    std::vector<Value> cmd(c.args.begin() + static_cast<long>(i), c.args.begin() + static_cast<long>(sep));
+    std::vector<Value> cmd(c.args.begin() + static_cast<long>(i),
+                           c.args.begin() + static_cast<long>(sep));
     for (const Value& item : items) {
         std::vector<Value> codes;
         if (cmd.empty()) {
@@ -525,23 +565,54 @@ void parallel_wrapper(Analyzer& a, Call& c) {
 
 }  // namespace
 
-std::vector<ProgramEntry> wrapper_programs() {
-    return {
-        {"sudo", sudo_wrapper},         {"doas", doas_wrapper},       {"su", su_wrapper},
-        {"pkexec", pkexec_wrapper},     {"runuser", runuser_wrapper}, {"chroot", chroot_wrapper},
-        {"env", env_wrapper},           {"nice", nice_wrapper},       {"renice", ionice_wrapper},
-        {"ionice", ionice_wrapper},     {"nohup", simple_wrapper},    {"setsid", simple_wrapper},
-        {"chronic", simple_wrapper},    {"unbuffer", simple_wrapper}, {"caffeinate", simple_wrapper},
-        {"proxychains", simple_wrapper}, {"proxychains4", simple_wrapper}, {"torsocks", simple_wrapper},
-        {"tsocks", simple_wrapper},     {"timeout", timeout_wrapper}, {"gtimeout", timeout_wrapper},
-        {"time", time_wrapper},         {"stdbuf", stdbuf_wrapper},   {"flock", flock_wrapper},
-        {"watch", watch_wrapper},       {"script", script_wrapper},   {"busybox", busybox_wrapper},
-        {"strace", strace_wrapper},     {"ltrace", strace_wrapper},   {"nsenter", generic_opts_wrapper},
-        {"unshare", generic_opts_wrapper}, {"systemd-run", generic_opts_wrapper}, {"firejail", generic_opts_wrapper},
-        {"taskset", generic_opts_wrapper}, {"chrt", generic_opts_wrapper}, {"prlimit", generic_opts_wrapper},
-        {"cgexec", generic_opts_wrapper}, {"faketime", generic_opts_wrapper}, {"sg", generic_opts_wrapper},
-        {"xargs", xargs_wrapper},       {"parallel", parallel_wrapper},
-    };
+namespace {
+constexpr auto kWrapperPrograms = sorted_by_name(std::to_array<ProgramEntry>({
+    {"sudo", sudo_wrapper},
+    {"doas", doas_wrapper},
+    {"su", su_wrapper},
+    {"pkexec", pkexec_wrapper},
+    {"runuser", runuser_wrapper},
+    {"chroot", chroot_wrapper},
+    {"env", env_wrapper},
+    {"nice", nice_wrapper},
+    {"renice", ionice_wrapper},
+    {"ionice", ionice_wrapper},
+    {"nohup", simple_wrapper},
+    {"setsid", simple_wrapper},
+    {"chronic", simple_wrapper},
+    {"unbuffer", simple_wrapper},
+    {"caffeinate", simple_wrapper},
+    {"proxychains", simple_wrapper},
+    {"proxychains4", simple_wrapper},
+    {"torsocks", simple_wrapper},
+    {"tsocks", simple_wrapper},
+    {"timeout", timeout_wrapper},
+    {"gtimeout", timeout_wrapper},
+    {"time", time_wrapper},
+    {"stdbuf", stdbuf_wrapper},
+    {"flock", flock_wrapper},
+    {"watch", watch_wrapper},
+    {"script", script_wrapper},
+    {"busybox", busybox_wrapper},
+    {"strace", strace_wrapper},
+    {"ltrace", strace_wrapper},
+    {"nsenter", generic_opts_wrapper},
+    {"unshare", generic_opts_wrapper},
+    {"systemd-run", generic_opts_wrapper},
+    {"firejail", generic_opts_wrapper},
+    {"taskset", generic_opts_wrapper},
+    {"chrt", generic_opts_wrapper},
+    {"prlimit", generic_opts_wrapper},
+    {"cgexec", generic_opts_wrapper},
+    {"faketime", generic_opts_wrapper},
+    {"sg", generic_opts_wrapper},
+    {"xargs", xargs_wrapper},
+    {"parallel", parallel_wrapper},
+}));
+}  // namespace
+
+std::span<const ProgramEntry> wrapper_programs() {
+    return kWrapperPrograms;
 }
 
 }  // namespace toolcage::classify::detail

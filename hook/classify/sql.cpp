@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "hook/classify/analyzer.h"
+#include "hook/classify/program_table.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
@@ -13,9 +14,9 @@ namespace toolcage::classify::detail {
 namespace {
 
 struct Statement {
-    std::vector<std::string> words;       // upper-cased keywords and identifiers
-    std::vector<std::string> strings;     // string literals, in order
-    std::vector<size_t> string_after;     // index into words of the word before each string
+    std::vector<std::string> words;    // upper-cased keywords and identifiers
+    std::vector<std::string> strings;  // string literals, in order
+    std::vector<size_t> string_after;  // index into words of the word before each string
 };
 
 // Splits SQL into statements, dropping comments; strings are kept aside so that a keyword inside
@@ -67,14 +68,17 @@ std::vector<Statement> split_sql(std::string_view s) {
             ++i;
             continue;
         }
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '"' || c == '`' || c == '.' || c == '\\') {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '"' || c == '`' ||
+            c == '.' || c == '\\') {
             size_t b = i;
             if (c == '"' || c == '`') {
                 size_t e = s.find(c, i + 1);
                 i = e == std::string_view::npos ? s.size() : e + 1;
             } else {
                 ++i;
-                while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_' || s[i] == '.' || s[i] == '!')) ++i;
+                while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) ||
+                                        s[i] == '_' || s[i] == '.' || s[i] == '!'))
+                    ++i;
             }
             std::string w(s.substr(b, i - b));
             for (char& ch : w) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -113,16 +117,24 @@ void Analyzer::sql_text(const Value& sql, std::string_view client, Call& call) {
                 return f == std::string::npos ? std::string() : r.substr(f);
             };
             if (l.rfind("\\!", 0) == 0) {
-                run_string(Value::literal(rest_after(2)), *call.scope, false, Stream(), who + "'s \\! escape");
+                run_string(Value::literal(rest_after(2)), *call.scope, false, Stream(),
+                           who + "'s \\! escape");
             } else if (l.rfind(".shell", 0) == 0 || l.rfind(".system", 0) == 0) {
-                run_string(Value::literal(rest_after(l[2] == 'h' ? 6 : 7)), *call.scope, false, Stream(), who + "'s .shell");
-            } else if (l.rfind("system ", 0) == 0 && client.find("mysql") != std::string_view::npos) {
-                run_string(Value::literal(rest_after(7)), *call.scope, false, Stream(), who + "'s system command");
-            } else if (l.rfind("\\o ", 0) == 0 || l.rfind(".output ", 0) == 0 || l.rfind(".once ", 0) == 0 ||
-                       l.rfind("\\w ", 0) == 0) {
+                run_string(Value::literal(rest_after(l[2] == 'h' ? 6 : 7)), *call.scope, false,
+                           Stream(), who + "'s .shell");
+            } else if (l.rfind("system ", 0) == 0 &&
+                       client.find("mysql") != std::string_view::npos) {
+                run_string(Value::literal(rest_after(7)), *call.scope, false, Stream(),
+                           who + "'s system command");
+            } else if (l.rfind("\\o ", 0) == 0 || l.rfind(".output ", 0) == 0 ||
+                       l.rfind(".once ", 0) == 0 || l.rfind("\\w ", 0) == 0) {
                 std::string f = rest_after(l.find(' '));
-                if (!f.empty() && f[0] != '|') check_write(Value::literal(f), WriteMode::truncate, who + " output file", *call.scope);
-                if (!f.empty() && f[0] == '|') run_string(Value::literal(f.substr(1)), *call.scope, false, Stream(), who + " output pipe");
+                if (!f.empty() && f[0] != '|')
+                    check_write(Value::literal(f), WriteMode::truncate, who + " output file",
+                                *call.scope);
+                if (!f.empty() && f[0] == '|')
+                    run_string(Value::literal(f.substr(1)), *call.scope, false, Stream(),
+                               who + " output pipe");
             }
         }
         pos = e + 1;
@@ -132,7 +144,8 @@ void Analyzer::sql_text(const Value& sql, std::string_view client, Call& call) {
         if (st.words.empty()) continue;
         any = true;
         if (has_word(st, "DROP")) {
-            hit(Decision::deny, "sql.drop", who + " runs DROP: the table or database and its data are gone");
+            hit(Decision::deny, "sql.drop",
+                who + " runs DROP: the table or database and its data are gone");
             continue;
         }
         if (has_word(st, "TRUNCATE")) {
@@ -140,11 +153,13 @@ void Analyzer::sql_text(const Value& sql, std::string_view client, Call& call) {
             continue;
         }
         if (has_word(st, "DELETE") && !has_word(st, "WHERE") && !has_word(st, "RETURNING_ONLY")) {
-            hit(Decision::deny, "sql.delete-all", who + " runs DELETE without WHERE: every row is deleted");
+            hit(Decision::deny, "sql.delete-all",
+                who + " runs DELETE without WHERE: every row is deleted");
             continue;
         }
         if (st.words[0] == "UPDATE" && has_word(st, "SET") && !has_word(st, "WHERE")) {
-            hit(Decision::deny, "sql.update-all", who + " runs UPDATE without WHERE: every row is overwritten");
+            hit(Decision::deny, "sql.update-all",
+                who + " runs UPDATE without WHERE: every row is overwritten");
             continue;
         }
         if (has_word(st, "FLUSHALL") || has_word(st, "FLUSHDB") || has_word(st, "DROPDATABASE()") ||
@@ -156,7 +171,8 @@ void Analyzer::sql_text(const Value& sql, std::string_view client, Call& call) {
         for (size_t k = 0; k < st.strings.size(); ++k) {
             size_t before = st.string_after[k];
             if (before > 0 && st.words[before - 1] == "PROGRAM") {
-                run_string(Value::literal(st.strings[k]), *call.scope, false, Stream(), who + " COPY … PROGRAM");
+                run_string(Value::literal(st.strings[k]), *call.scope, false, Stream(),
+                           who + " COPY … PROGRAM");
             }
         }
     }
@@ -187,7 +203,8 @@ void sql_client(Analyzer& a, Call& c) {
                 sql.push_back(x);
                 return true;
             }
-            if (short_name.size() == 2 && t.size() > 2 && t.rfind(short_name, 0) == 0 && t[1] != '-') {
+            if (short_name.size() == 2 && t.size() > 2 && t.rfind(short_name, 0) == 0 &&
+                t[1] != '-') {
                 Value x = v;
                 x.text = t.substr(2);
                 sql.push_back(x);
@@ -197,7 +214,8 @@ void sql_client(Analyzer& a, Call& c) {
         };
         if (c.name == "psql" && take("--command", "-c")) continue;
         if ((c.name == "mysql" || c.name == "mariadb") && take("--execute", "-e")) continue;
-        if ((c.name == "sqlite3" || c.name == "duckdb") && (take("-cmd", "-cmd") || take("", "-c"))) continue;
+        if ((c.name == "sqlite3" || c.name == "duckdb") && (take("-cmd", "-cmd") || take("", "-c")))
+            continue;
         if (c.name == "clickhouse-client" && take("--query", "-q")) continue;
         if (c.name == "cockroach" && take("--execute", "-e")) continue;
         if (t == "-f" || t == "--file" || t.rfind("--file=", 0) == 0 || t == "-init") {
@@ -206,9 +224,11 @@ void sql_client(Analyzer& a, Call& c) {
             continue;
         }
         // Options with a value: keep them from being read as SQL operands.
-        static const std::string_view kArg[] = {"-h", "-p", "-U", "-d", "-u", "-P", "-D", "-S", "-W", "--host", "--port",
-                                                "--user", "--username", "--dbname", "--database", "--password",
-                                                "-separator", "-nullvalue", "-v", "--set", "-o", "--output"};
+        static const std::string_view kArg[] = {
+            "-h",         "-p",       "-U",         "-d",         "-u",         "-P",
+            "-D",         "-S",       "-W",         "--host",     "--port",     "--user",
+            "--username", "--dbname", "--database", "--password", "-separator", "-nullvalue",
+            "-v",         "--set",    "-o",         "--output"};
         if (std::find(std::begin(kArg), std::end(kArg), t) != std::end(kArg)) ++i;
     }
     if ((c.name == "sqlite3" || c.name == "duckdb") && operands.size() > 1) {
@@ -219,7 +239,8 @@ void sql_client(Analyzer& a, Call& c) {
         if (c.in.kind == Stream::Kind::literal) {
             a.sql_text(Value::literal(c.in.text), c.name, c);
         } else {
-            a.hit(Decision::cage, "sql.query", "`" + c.name + "` runs SQL " + (file ? "from a file" : "from its input"));
+            a.hit(Decision::cage, "sql.query",
+                  "`" + c.name + "` runs SQL " + (file ? "from a file" : "from its input"));
         }
     }
 }
@@ -240,9 +261,10 @@ void mongo_shell(Analyzer& a, Call& c) {
     for (size_t i = 0; i < c.argc(); ++i) {
         if (c.arg(i) == "--eval" && i + 1 < c.argc()) {
             const std::string& js = c.arg(i + 1);
-            if (contains(js, "dropDatabase") || contains(js, ".drop(") || contains(js, "deleteMany({})") ||
-                contains(js, "remove({})")) {
-                a.hit(Decision::deny, "sql.drop", "`" + c.name + " --eval` drops or empties collections");
+            if (contains(js, "dropDatabase") || contains(js, ".drop(") ||
+                contains(js, "deleteMany({})") || contains(js, "remove({})")) {
+                a.hit(Decision::deny, "sql.drop",
+                      "`" + c.name + " --eval` drops or empties collections");
                 return;
             }
         }
@@ -252,7 +274,8 @@ void mongo_shell(Analyzer& a, Call& c) {
 
 void drop_program(Analyzer& a, Call& c) {
     if (c.name == "mysqladmin") {
-        bool drop = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "drop"; });
+        bool drop = std::any_of(c.args.begin(), c.args.end(),
+                                [](const Value& v) { return v.text == "drop"; });
         if (!drop) {
             a.hit(Decision::cage, "sql.query", "`mysqladmin` administers a database server");
             return;
@@ -263,11 +286,25 @@ void drop_program(Analyzer& a, Call& c) {
 
 }  // namespace
 
-std::vector<ProgramEntry> sql_programs() {
-    return {{"psql", sql_client},        {"mysql", sql_client},   {"mariadb", sql_client}, {"sqlite3", sql_client},
-            {"duckdb", sql_client},      {"clickhouse-client", sql_client}, {"cockroach", sql_client},
-            {"redis-cli", redis_cli},    {"mongo", mongo_shell},  {"mongosh", mongo_shell}, {"dropdb", drop_program},
-            {"dropuser", drop_program},  {"mysqladmin", drop_program}};
+namespace {
+constexpr auto kSqlPrograms =
+    sorted_by_name(std::to_array<ProgramEntry>({{"psql", sql_client},
+                                                {"mysql", sql_client},
+                                                {"mariadb", sql_client},
+                                                {"sqlite3", sql_client},
+                                                {"duckdb", sql_client},
+                                                {"clickhouse-client", sql_client},
+                                                {"cockroach", sql_client},
+                                                {"redis-cli", redis_cli},
+                                                {"mongo", mongo_shell},
+                                                {"mongosh", mongo_shell},
+                                                {"dropdb", drop_program},
+                                                {"dropuser", drop_program},
+                                                {"mysqladmin", drop_program}}));
+}  // namespace
+
+std::span<const ProgramEntry> sql_programs() {
+    return kSqlPrograms;
 }
 
 }  // namespace toolcage::classify::detail
