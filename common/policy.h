@@ -36,6 +36,7 @@ struct ExtraRule {
     std::vector<PathClass> paths;
     Decision decision = Decision::deny;
     std::string reason;
+    bool operator==(const ExtraRule&) const = default;
 };
 
 struct CageLimits {
@@ -44,6 +45,7 @@ struct CageLimits {
     long fsize_mb = 16384;    // RLIMIT_FSIZE
     long cpu_seconds = 0;     // RLIMIT_CPU, 0 = unlimited
     long as_mb = 0;           // RLIMIT_AS, 0 = unlimited
+    bool operator==(const CageLimits&) const = default;
 };
 
 struct CagePolicy {
@@ -57,6 +59,7 @@ struct CagePolicy {
     std::string network = "auto";                // auto | netns | landlock
     std::vector<std::string> protected_paths;    // workspace-relative, never writable by the cage
     CageLimits limits;
+    bool operator==(const CagePolicy&) const = default;
 };
 
 struct RelayPolicy {
@@ -65,6 +68,7 @@ struct RelayPolicy {
     bool allow_private = false;       // lift the private-range refusal (tests only)
     std::string upstream;             // http://[user:pass@]host:port, or empty for direct
     int max_tunnels = 256;
+    bool operator==(const RelayPolicy&) const = default;
 };
 
 struct Policy {
@@ -78,6 +82,7 @@ struct Policy {
     bool hermes_approve = false;        // Hermes supports {"action":"approve"} for ask
     CagePolicy cage;
     RelayPolicy relay;
+    bool operator==(const Policy&) const = default;
 };
 
 }  // namespace toolcage

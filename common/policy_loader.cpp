@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -40,7 +41,7 @@ std::string line_col(const std::string& text, std::size_t byte) {
     return "line " + std::to_string(line) + " column " + std::to_string(col);
 }
 
-json read_json_file(const fs::path& file) {
+std::string read_policy_text(const fs::path& file) {
     std::error_code ec;
     auto size = fs::file_size(file, ec);
     if (ec) throw Error(file.string() + ": cannot read: " + ec.message());
@@ -50,7 +51,11 @@ json read_json_file(const fs::path& file) {
     if (!in) throw Error(file.string() + ": cannot open for reading");
     std::stringstream buf;
     buf << in.rdbuf();
-    std::string text = buf.str();
+    return buf.str();
+}
+
+json read_json_file(const fs::path& file) {
+    std::string text = read_policy_text(file);
     try {
         return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
     } catch (const json::parse_error& e) {
@@ -128,7 +133,39 @@ json load_merged(const fs::path& file, std::vector<std::string>& visiting,
     return merged;
 }
 
-Policy load_from(const fs::path& file) {
+const CompiledProfile* compiled_with_text(std::span<const CompiledProfile> compiled, const std::string& text) {
+    for (const CompiledProfile& c : compiled)
+        if (c.text == text) return &c;
+    return nullptr;
+}
+
+// The compiled policy of `file`, when its bytes and those of each base it extends (found as
+// load_merged finds them) are what the compiled profile was built from; nullopt otherwise.
+std::optional<Policy> compiled_policy(const fs::path& file, std::span<const CompiledProfile> compiled) {
+    if (compiled.empty()) return std::nullopt;
+    try {
+        const CompiledProfile* top = compiled_with_text(compiled, read_policy_text(file));
+        if (!top) return std::nullopt;
+        std::vector<std::string> chain{fs::weakly_canonical(file).string()};
+        fs::path at = file;
+        for (const CompiledProfile* c = top; c->base; c = c->base) {
+            if (chain.size() > kMaxExtendsDepth) return std::nullopt;
+            at = find_base(std::string(c->extends), at.parent_path());
+            if (read_policy_text(at) != c->base->text) return std::nullopt;
+            chain.insert(chain.begin(), fs::weakly_canonical(at).string());
+        }
+        Policy p = top->policy();
+        if (p.name.empty()) p.name = file.stem().string();
+        p.file = file.string();
+        p.chain = std::move(chain);
+        return p;
+    } catch (const std::exception&) {
+        return std::nullopt;  // the full load below reports the problem
+    }
+}
+
+Policy load_from(const fs::path& file, std::span<const CompiledProfile> compiled) {
+    if (auto p = compiled_policy(file, compiled)) return *p;
     std::vector<std::string> visiting, chain;
     json merged = load_merged(file, visiting, chain);
     Policy p = policy_from_json(merged, file.string());
@@ -171,19 +208,19 @@ bool is_policy_name(const std::string& s) {
     });
 }
 
-Policy load_policy(const std::string& name_or_path) {
-    if (is_policy_name(name_or_path)) return load_from(find_installed(name_or_path));
+Policy load_policy(const std::string& name_or_path, std::span<const CompiledProfile> compiled) {
+    if (is_policy_name(name_or_path)) return load_from(find_installed(name_or_path), compiled);
     if (name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json"))
-        return load_policy_file(name_or_path);
+        return load_policy_file(name_or_path, compiled);
     throw Error("--policy \"" + name_or_path +
                 "\": neither a policy name (letters, digits, - and _) nor a path to a .json file");
 }
 
-Policy load_policy_file(const fs::path& file) {
+Policy load_policy_file(const fs::path& file, std::span<const CompiledProfile> compiled) {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
         throw Error(file.string() + ": no such policy file; give the path of a policy .json file");
-    return load_from(file);
+    return load_from(file, compiled);
 }
 
 }  // namespace toolcage

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/policy.h"
@@ -20,11 +22,23 @@ std::vector<std::string> list_policies();
 // True when `s` is a policy name (letters, digits, '-', '_'), not a path.
 bool is_policy_name(const std::string& s);
 
+// A shipped profile compiled into the binary: its exact text, the profile it extends (by name,
+// and the compiled entry that name resolved to at build time) and the policy it loads to.
+struct CompiledProfile {
+    std::string_view text;
+    std::string_view extends;     // empty when it extends nothing
+    const CompiledProfile* base;  // the compiled `extends`, or nullptr
+    Policy (*policy)();           // everything but `file` and `chain`
+};
+
 // `name_or_path`: an installed policy's name, or the path of a policy file (contains '/' or
 // ends in .json). Follows "extends" (names only, at most 8 deep, no cycles). Throws Error.
-Policy load_policy(const std::string& name_or_path);
+// A file whose bytes, and those of every file it extends, are a `compiled` profile's is not
+// parsed again: its compiled policy is returned (the hook loads a policy before every call).
+Policy load_policy(const std::string& name_or_path, std::span<const CompiledProfile> compiled = {});
 
 // Loads a policy whose file is given, for `toolcage policy validate`. Throws Error.
-Policy load_policy_file(const std::filesystem::path& file);
+Policy load_policy_file(const std::filesystem::path& file,
+                        std::span<const CompiledProfile> compiled = {});
 
 }  // namespace toolcage

@@ -5,11 +5,12 @@
 #include "common/error.h"
 #include "common/policy_loader.h"
 #include "hook/classify/rules.h"
+#include "profiles/compiled_profiles.h"
 
 namespace toolcage::cli {
 
 Policy load_checked_policy(const std::string& name_or_path) {
-    Policy p = load_policy(name_or_path.empty() ? "default" : name_or_path);
+    Policy p = load_policy(name_or_path.empty() ? "default" : name_or_path, compiled_profiles());
     if (p.overrides.empty()) return p;
     const std::vector<std::string> builtin = classify::builtin_rule_ids();
     for (const auto& [id, d] : p.overrides) {

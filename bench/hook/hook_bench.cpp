@@ -9,6 +9,7 @@
 #include "hook/adapters/python_readonly.h"
 #include "hook/adapters/rewrite.h"
 #include "hook/adapters/soul.h"
+#include "profiles/compiled_profiles.h"
 
 using namespace toolcage;
 
@@ -32,17 +33,25 @@ void BM_handle_payload(benchmark::State& state, const char* command) {
     std::string p = payload(command);
     hook::HookEnv env = hook::env_from_process();
     for (auto _ : state) {
-        auto r = hook::handle_payload(p, opts, load_policy, env);
+        auto r = hook::handle_payload(
+            p, opts, [](const std::string& n) { return load_policy(n, compiled_profiles()); }, env);
         benchmark::DoNotOptimize(r);
     }
 }
 BENCHMARK_CAPTURE(BM_handle_payload, read_only, "git status --short");
 BENCHMARK_CAPTURE(BM_handle_payload, caged, "npm test -- --runInBand 2>&1 | tail -n 50");
 
-void BM_load_policy(benchmark::State& state) {
+// Parsed and validated, as a policy of one's own is; and an unmodified shipped one.
+void BM_load_policy_parsed(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(load_policy(TOOLCAGE_SOURCE_DIR "/profiles/default.json"));
 }
-BENCHMARK(BM_load_policy);
+BENCHMARK(BM_load_policy_parsed);
+
+void BM_load_policy_compiled(benchmark::State& state) {
+    for (auto _ : state)
+        benchmark::DoNotOptimize(load_policy(TOOLCAGE_SOURCE_DIR "/profiles/default.json", compiled_profiles()));
+}
+BENCHMARK(BM_load_policy_compiled);
 
 void BM_python_read_only(benchmark::State& state) {
     const std::string code =
