@@ -2,30 +2,60 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <map>
+#include <string_view>
+#include <vector>
 
 namespace toolcage::hook {
 
 namespace fs = std::filesystem;
 
+// Plain string work rather than std::filesystem::path: the self-protection check resolves every
+// word of a command, before every tool call, and path objects cost ten times as much.
 namespace {
 
-std::string normal_string(const fs::path& p) {
-    std::string out = p.lexically_normal().string();
-    while (out.size() > 1 && out.back() == '/') out.pop_back();
-    // lexically_normal keeps a leading "/.." as "/..": nothing lies above the root.
-    while (out.starts_with("/../")) out.erase(0, 3);
-    if (out == "/..") out = "/";
+// . and .. folded, repeated and trailing slashes dropped; nothing lies above the root.
+std::string normal_string(std::string_view p) {
+    bool absolute = !p.empty() && p[0] == '/';
+    std::vector<std::string_view> parts;
+    size_t i = 0;
+    while (i < p.size()) {
+        size_t end = p.find('/', i);
+        if (end == std::string_view::npos) end = p.size();
+        std::string_view part = p.substr(i, end - i);
+        i = end + 1;
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            if (!parts.empty() && parts.back() != "..") {
+                parts.pop_back();
+            } else if (!absolute) {
+                parts.push_back(part);
+            }
+            continue;
+        }
+        parts.push_back(part);
+    }
+    std::string out = absolute ? "/" : "";
+    for (size_t k = 0; k < parts.size(); ++k) {
+        if (k > 0) out += '/';
+        out += parts[k];
+    }
+    if (out.empty() && !p.empty()) out = ".";
     return out;
+}
+
+std::string parent_of(const std::string& abs) {
+    size_t slash = abs.rfind('/');
+    return slash == 0 || slash == std::string::npos ? std::string("/") : abs.substr(0, slash);
 }
 
 }  // namespace
 
-std::string absolute_path(const std::string& path, const std::string& base,
-                          const std::string& home) {
+std::string absolute_path(const std::string& path, const std::string& base, const std::string& home) {
     if (path.empty()) return {};
     std::string p = path;
     if (p == "~") {
@@ -33,9 +63,8 @@ std::string absolute_path(const std::string& path, const std::string& base,
     } else if (p.starts_with("~/")) {
         p = home + p.substr(1);
     }
-    fs::path fp(p);
-    if (fp.is_relative()) fp = fs::path(base.empty() ? "/" : base) / fp;
-    return normal_string(fp);
+    if (p.empty() || p[0] != '/') p = (base.empty() ? std::string("/") : base) + "/" + p;
+    return normal_string(p);
 }
 
 namespace {
@@ -65,41 +94,42 @@ std::string real_dir(const std::string& dir) {
 }
 
 // The real path of something that exists and is not a symlink.
-std::string real_existing(const fs::path& p, bool is_dir) {
-    if (is_dir) return real_dir(p.string());
-    if (p == p.root_path()) return "/";
-    std::string parent = real_dir(p.parent_path().string());
+std::string real_existing(const std::string& p, bool is_dir) {
+    if (is_dir) return real_dir(p);
+    if (p == "/") return "/";
+    std::string parent = real_dir(parent_of(p));
     if (parent.empty()) return {};
-    return (fs::path(parent) / p.filename()).string();
+    return parent == "/" ? "/" + p.substr(p.rfind('/') + 1) : parent + p.substr(p.rfind('/'));
 }
 
 }  // namespace
 
 std::string real_location(const std::string& abs) {
     if (abs.empty() || abs[0] != '/') return abs;
-    fs::path p(abs);
+    std::string p = abs;
     // A symlink is followed by hand (dangling or not): a write through it lands where it points.
     for (int hops = 0; hops < 40; ++hops) {
-        fs::path existing = fs::path(normal_string(p));
-        fs::path rest;
-        std::error_code ec;
-        fs::file_status st;
-        while (true) {
-            st = fs::symlink_status(existing, ec);
-            if (!ec && st.type() != fs::file_type::not_found) break;
-            if (existing == existing.root_path()) return abs;
-            rest = rest.empty() ? existing.filename() : existing.filename() / rest;
-            existing = existing.parent_path();
+        std::string existing = normal_string(p);
+        std::string rest;
+        struct stat st {};
+        while (::lstat(existing.c_str(), &st) != 0) {
+            if (existing == "/") return abs;
+            size_t slash = existing.rfind('/');
+            std::string name = existing.substr(slash + 1);
+            rest = rest.empty() ? name : name + "/" + rest;
+            existing = slash == 0 ? std::string("/") : existing.substr(0, slash);
         }
-        if (st.type() != fs::file_type::symlink) {
-            std::string real = real_existing(existing, st.type() == fs::file_type::directory);
+        if (!S_ISLNK(st.st_mode)) {
+            std::string real = real_existing(existing, S_ISDIR(st.st_mode));
             if (real.empty()) return abs;
-            return normal_string(rest.empty() ? fs::path(real) : fs::path(real) / rest);
+            return normal_string(rest.empty() ? real : real + "/" + rest);
         }
-        fs::path target = fs::read_symlink(existing, ec);
-        if (ec) return abs;
-        if (target.is_relative()) target = existing.parent_path() / target;
-        p = rest.empty() ? target : target / rest;
+        char buf[PATH_MAX];
+        ssize_t n = ::readlink(existing.c_str(), buf, sizeof buf);
+        if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return abs;
+        std::string target(buf, static_cast<size_t>(n));
+        if (target[0] != '/') target = parent_of(existing) + "/" + target;
+        p = rest.empty() ? target : target + "/" + rest;
     }
     return abs;
 }
