@@ -128,6 +128,10 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
             PolicyChoice choice = choose_policy(opts.policy, call.profile_dir);
             Policy policy = load_chosen(choice, load, *agent);
             std::string bin_dir = self_binary_dir();
+            if (bin_dir.empty())
+                throw Refusal{agent,
+                              "cannot read /proc/self/exe, so toolcage cannot name itself in a rewritten "
+                              "command nor protect its own files; run the agent where /proc is mounted"};
             DecideContext dc{policy,
                              is_policy_name(choice.policy) ? choice.policy : policy.file,
                              bin_dir + "/toolcage",

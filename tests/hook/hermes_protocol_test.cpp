@@ -1,5 +1,7 @@
 // `toolcage hook` as Hermes Agent's shell hook: payloads shaped like agent/shell_hooks.py's,
 // answers as Hermes reads them ({} / modify / approve / block + exit 2).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "fixture.h"
@@ -285,4 +287,21 @@ TEST_CASE("hermes: a hook command line that cannot be read still answers with a 
         require_block(r);
         CHECK(parse_out(r)["message"].get<std::string>().find("bad command line") != std::string::npos);
     }
+}
+
+TEST_CASE("hermes: without /proc/self/exe the hook refuses rather than name a binary it cannot find",
+          "[hermes][errors]") {
+    if (::geteuid() != 0 || ::access("/usr/bin/unshare", X_OK) != 0) {
+        WARN("needs root and unshare(1): skipped");
+        return;
+    }
+    HookFixture f;
+    // /proc hidden under a tmpfs in a private mount namespace: the policy is named by path, so
+    // the missing /proc is the only thing wrong.
+    std::map<std::string, std::string> env = f.env;
+    auto r = run_binary("/usr/bin/unshare",
+                        {"-m", "--", "/bin/sh", "-c", "mount -t tmpfs none /proc && exec \"$0\" hook --policy \"$1\"",
+                         TOOLCAGE_BIN, TOOLCAGE_SOURCE_DIR "/profiles/default.json"},
+                        hermes_terminal("npm test", f.ws).dump(), env);
+    require_failure(r, "/proc/self/exe");
 }
