@@ -7,25 +7,13 @@
 
 #include "common/error.h"
 #include "common/policy_loader.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using toolcage::Error;
+using toolcage::test::TempDir;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string t = (fs::temp_directory_path() / "toolcage-test-XXXXXX").string();
-        REQUIRE(mkdtemp(t.data()) != nullptr);
-        path = t;
-    }
-    ~TempDir() { fs::remove_all(path); }
-    fs::path write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name) << text;
-        return path / name;
-    }
-};
 
 std::string load_error(const fs::path& f) {
     try {
