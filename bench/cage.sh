@@ -3,7 +3,9 @@
 # bubblewrap (bwrap --ro-bind / / --dev /dev /bin/true) and the sandbox-runtime CLI
 # (srt -c true), in one hyperfine run; prints each one's overhead over /bin/true and ratios.
 # Then the network modes against each other: a private network namespace (cage.network netns)
-# and Landlock's port rule (landlock), each without and with the relay.
+# and Landlock's port rule (landlock), each without and with the relay. Last, steps that come
+# after a pause (as an agent's do; as root the first join of a pids cgroup after a quiet spell
+# once cost 10-30 ms), and the forge policy, whose relay allowlist reads npm's registry.
 # Usage: bench/cage.sh [BUILD_DIR]   (default: ./build). Needs hyperfine; bwrap and srt optional.
 # Goal: toolcage at most 2 ms over /bin/true without the relay, and the fastest of the three.
 set -euo pipefail
@@ -57,6 +59,8 @@ fi
 
 args=()
 for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
+# The install above leaves dirty pages whose writeback would land in the middle of the timing.
+sync
 hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/result.json" "${args[@]}" >/dev/null
 
 python3 - "$work/result.json" <<'PY'
@@ -115,4 +119,32 @@ print(f"netns start-up cost: {ms('netns', 'landlock'):+.2f} ms over landlock wit
       f"{ms('netns + relay', 'landlock + relay'):+.2f} ms with it; "
       f"the relay itself: {ms('landlock + relay', 'landlock'):+.2f} ms (landlock), "
       f"{ms('netns + relay', 'netns'):+.2f} ms (netns)")
+PY
+
+# Steps after a pause of 0.3 s each, and the forge policy ({npm_registry} in relay.allow).
+pause_runs=${PAUSE_RUNS:-20}
+args=(-n "/bin/true" "/bin/true"
+      -n "toolcage run" "$build/toolcage run --policy $work/default.json -- /bin/true"
+      -n "landlock + relay" "$build/toolcage run --policy $work/landlock-relay.json -- /bin/true")
+env -u https_proxy -u HTTPS_PROXY -u http_proxy XDG_STATE_HOME="$work/state" \
+  hyperfine -N --prepare "sleep 0.3" --runs "$pause_runs" --export-json "$work/pause.json" \
+  "${args[@]}" >/dev/null
+cp "$here/profiles/forge.json" "$work/forge.json"
+env -u https_proxy -u HTTPS_PROXY -u http_proxy XDG_STATE_HOME="$work/state" \
+  hyperfine -N --warmup 3 --runs "$pause_runs" --export-json "$work/forge.json.out" \
+  -n "default" "$build/toolcage run --policy $work/default.json -- /bin/true" \
+  -n "forge" "$build/toolcage run --policy $work/forge.json -- /bin/true" >/dev/null
+
+echo
+python3 - "$work/pause.json" "$work/forge.json.out" <<'PY'
+import json, sys
+p = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+f = {x["command"]: x for x in json.load(open(sys.argv[2]))["results"]}
+base = p["/bin/true"]["median"]
+print(f"{'after a 0.3 s pause':<22}{'mean ms':>10}{'median ms':>11}{'max ms':>9}{'over true':>11}")
+for name, x in p.items():
+    print(f"{name:<22}{x['mean']*1e3:>10.2f}{x['median']*1e3:>11.2f}{x['max']*1e3:>9.2f}"
+          f"{(x['median']-base)*1e3:>+11.2f}")
+print(f"forge ({{npm_registry}} and the relay): {f['forge']['median']*1e3:.2f} ms median, "
+      f"default: {f['default']['median']*1e3:.2f} ms")
 PY

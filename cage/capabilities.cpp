@@ -1,5 +1,6 @@
 #include "cage/capabilities.h"
 
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <sys/prctl.h>
@@ -7,14 +8,19 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
+#include <cstdlib>
 
 namespace toolcage::cage {
 
 int read_cap_last_cap() {
-    std::ifstream f("/proc/sys/kernel/cap_last_cap");
-    int n = -1;
-    if (f >> n && n >= 0 && n < 64) return n;
+    int fd = ::open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return CAP_LAST_CAP;
+    char buf[16] = {};
+    ssize_t got = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    char* end = nullptr;
+    long n = got > 0 ? std::strtol(buf, &end, 10) : -1;
+    if (got > 0 && end != buf && n >= 0 && n < 64) return static_cast<int>(n);
     return CAP_LAST_CAP;
 }
 

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -114,18 +116,35 @@ LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
     add(cage.execute, kExecuteAccess);
     add(cage.write, kWriteAccess);
 
+    auto opened = std::make_shared<OpenedPaths>();
+    opened->fds.reserve(order.size());
     for (const auto& p : order) {
+        int fd = ::open(p.c_str(), O_PATH | O_CLOEXEC);
+        if (fd >= 0) opened->fds.push_back(fd);
         struct stat st {};
-        if (::stat(p.c_str(), &st) != 0) {
+        if (fd < 0 || ::fstat(fd, &st) != 0) {
             plan.notes.push_back(p + ": skipped (" + std::string(std::strerror(errno)) + ")");
             continue;
         }
-        PathRule rule{p, wanted[p] & plan.handled_fs, S_ISDIR(st.st_mode)};
+        PathRule rule{p, wanted[p] & plan.handled_fs, S_ISDIR(st.st_mode), fd, opened};
         if (!rule.is_dir) rule.access &= ll::kFsFileRights;
         if (rule.access == 0) continue;
         plan.rules.push_back(std::move(rule));
     }
     return plan;
+}
+
+OpenedPaths::~OpenedPaths() {
+    if (fds.empty()) return;
+    std::vector<int> sorted = fds;
+    std::sort(sorted.begin(), sorted.end());
+    // Every number from the lowest to the highest is ours: one call closes them all.
+    bool block = static_cast<std::size_t>(sorted.back() - sorted.front()) + 1 == sorted.size() &&
+                 std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    if (block && ::syscall(SYS_close_range, static_cast<unsigned>(sorted.front()),
+                           static_cast<unsigned>(sorted.back()), 0U) == 0)
+        return;
+    for (int f : fds) ::close(f);
 }
 
 void leave_network_to_namespace(LandlockPlan& plan) {
@@ -195,12 +214,13 @@ int build_landlock_ruleset(const LandlockPlan& plan) {
         throw Error(syscall_error(call, err));
     };
     for (const auto& rule : plan.rules) {
-        int pfd = ::open(rule.path.c_str(), O_PATH | O_CLOEXEC);
+        const bool by_name = rule.fd < 0 || !rule.opened;
+        int pfd = by_name ? ::open(rule.path.c_str(), O_PATH | O_CLOEXEC) : rule.fd;
         if (pfd < 0) fail("open(\"" + rule.path + "\", O_PATH)", errno);
         ll::PathBeneathAttr pb{rule.access, pfd};
         long rc = ::syscall(ll::kSysAddRule, fd, ll::kRulePathBeneath, &pb, 0U);
         int err = errno;
-        ::close(pfd);
+        if (by_name) ::close(pfd);
         if (rc != 0)
             fail("landlock_add_rule(LANDLOCK_RULE_PATH_BENEATH, \"" + rule.path + "\", {" +
                      fs_rights_names(rule.access) + "})",

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,10 +28,25 @@ struct LandlockRight {
 };
 const std::vector<LandlockRight>& landlock_rights();
 
+// The O_PATH descriptors a plan opened, closed together when the last rule holding them goes
+// (with one close_range() when they are one block of numbers, as they usually are).
+struct OpenedPaths {
+    std::vector<int> fds;
+    OpenedPaths() = default;
+    OpenedPaths(const OpenedPaths&) = delete;
+    OpenedPaths& operator=(const OpenedPaths&) = delete;
+    ~OpenedPaths();
+};
+
 struct PathRule {
     std::string path;
     std::uint64_t access = 0;  // already masked for files and for the ABI
     bool is_dir = true;
+    // The O_PATH descriptor the plan looked at the path through, kept open by `opened`: the
+    // rule lands on the very file that was stat'ed, for one path walk in all. -1: the ruleset
+    // opens the path by name.
+    int fd = -1;
+    std::shared_ptr<const OpenedPaths> opened = nullptr;
 };
 
 struct LandlockPlan {
@@ -62,8 +78,8 @@ struct LandlockReport {
     std::string summary() const;
 };
 
-// Pure: the rules a policy asks for under a given ABI (paths are stat'ed to tell files from
-// directories and to skip those that do not exist).
+// The rules a policy asks for under a given ABI: each path is opened (O_PATH) and stat'ed
+// through that descriptor, to tell files from directories and to skip those that do not exist.
 LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
                            std::optional<std::uint16_t> relay_port);
 LandlockReport report_landlock(const LandlockPlan& plan);

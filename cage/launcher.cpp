@@ -1,6 +1,7 @@
 #include "cage/launcher.h"
 
 #include <linux/close_range.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -78,6 +79,10 @@ int set_limits(const CageSetup& s, std::string& what) {
 
 // A private network namespace (loopback only), made while this process still may: in its new
 // user namespace it holds every capability, and the next step drops them all.
+int make_namespaces(const CageSetup& s, std::string& what) {
+    return make_network_namespace(s.network, what);
+}
+
 int make_private_network(const CageSetup& s, std::string& what) {
     return enter_private_network(s.network, what);
 }
@@ -92,8 +97,8 @@ int set_no_new_privs(std::string& what) {
     return 0;
 }
 
-int restrict_files_and_network(const CageSetup& s, std::string& what) {
-    return restrict_self(s.landlock_fd, what);
+int restrict_files_and_network(int landlock_fd, std::string& what) {
+    return restrict_self(landlock_fd, what);
 }
 
 int filter_system_calls(const CageSetup& s, std::string& what) {
@@ -119,10 +124,15 @@ void enter_cage(const CageSetup& s) {
     // filter our own setup (it refuses new namespaces).
     if ((err = new_session(what)) || (err = die_with_supervisor(s, what)) ||
         (err = enter_workdir(s, what)) || (err = close_inherited_fds(what)) ||
-        (err = set_limits(s, what)) || (err = make_private_network(s, what)) ||
+        (err = set_limits(s, what)))
+        report(s, 's', err, what);
+    // Namespaces the kernel will not make here end this process with a report of their own:
+    // for cage.network "auto" the supervisor goes on with Landlock's port rule (cage/netns.h).
+    if ((err = make_namespaces(s, what))) report(s, 'n', err, what);
+    if ((err = make_private_network(s, what)) ||
         (err = drop_all_capabilities(s.cap_last_cap, what)) || (err = set_no_new_privs(what)) ||
-        (err = restrict_files_and_network(s, what)) || (err = filter_system_calls(s, what)) ||
-        (err = restore_signal_mask(s, what)))
+        (err = restrict_files_and_network(s.landlock_fd, what)) ||
+        (err = filter_system_calls(s, what)) || (err = restore_signal_mask(s, what)))
         report(s, 's', err, what);
 
     std::vector<char*> argv, envp;
@@ -134,6 +144,46 @@ void enter_cage(const CageSetup& s) {
     environ = envp.data();
     ::execvp(argv[0], argv.data());
     report(s, 'x', errno, "execvp(\"" + s.argv[0] + "\")");
+}
+
+namespace {
+
+// The step's own calls need little; execvp() puts a copy of argv on the stack to run a script
+// through /bin/sh (as posix_spawn sizes its child's stack).
+constexpr std::size_t kStepStack = 256 * 1024;
+
+int run_step(void* setup) { enter_cage(*static_cast<const CageSetup*>(setup)); }
+
+}  // namespace
+
+pid_t start_step_process(const CageSetup& setup, StepStart how) {
+    if (how == StepStart::fork) {
+        pid_t pid = ::fork();
+        if (pid == 0) enter_cage(setup);
+        return pid;
+    }
+    // The step's stack, with a guard page below it. What it allocates in our heap until exec
+    // stays there (a few hundred bytes); what it sets in our globals is put back here.
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t size =
+        (kStepStack + (setup.argv.size() + 2) * sizeof(char*) + page - 1) / page * page + page;
+    void* stack = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) return -1;
+    if (::mprotect(stack, page, PROT_NONE) != 0) {
+        int err = errno;
+        ::munmap(stack, size);
+        errno = err;
+        return -1;
+    }
+    char** const saved_environ = environ;
+    pid_t pid = ::clone(run_step, static_cast<char*>(stack) + size,
+                        CLONE_VM | CLONE_VFORK | SIGCHLD, const_cast<CageSetup*>(&setup));
+    int err = errno;
+    environ = saved_environ;
+    ::munmap(stack, size);
+    errno = err;
+    return pid;
 }
 
 }  // namespace toolcage::cage

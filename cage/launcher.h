@@ -31,12 +31,27 @@ struct CageSetup {
 
 // What the step's process writes to report_fd when a step fails.
 struct CageFailure {
-    char kind;  // 's': a hardening step failed; 'x': exec failed
+    // 's': a hardening step failed; 'n': the private network namespace could not be made;
+    // 'x': exec failed
+    char kind;
     int err;
     char call[500];
 };
 
 // Never returns: execs the program, or reports the failing call on report_fd and exits 127.
 [[noreturn]] void enter_cage(const CageSetup& setup);
+
+enum class StepStart {
+    // clone(CLONE_VM | CLONE_VFORK): the step's process runs on a stack of its own in our
+    // memory while we wait, suspended, until it has exec'd or died. No page table is copied
+    // and no page is copied on write, on either side (fork() copied some 150 of them). Only
+    // when the supervisor has nothing to do before the step's exec.
+    vfork,
+    // fork(): the supervisor runs on while the step's process sets up (the relay handover).
+    fork,
+};
+
+// Starts the step's process running enter_cage(setup). Returns its pid, or -1 with errno set.
+pid_t start_step_process(const CageSetup& setup, StepStart how);
 
 }  // namespace toolcage::cage

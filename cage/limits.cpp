@@ -1,7 +1,9 @@
 #include "cage/limits.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -44,12 +46,16 @@ int apply_limits(const std::vector<Rlimit>& limits, std::string& what) {
 
 namespace {
 
+// False with errno set when the file cannot be opened or takes less than the whole text.
 bool write_file(const std::string& path, const std::string& text) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ssize_t n = ::write(fd, text.data(), text.size());
+    int err = n < 0 ? errno : EIO;
     ::close(fd);
-    return ok;
+    if (n == static_cast<ssize_t>(text.size())) return true;
+    errno = err;
+    return false;
 }
 
 }  // namespace
@@ -59,22 +65,34 @@ std::string PidsCgroup::create(long max_pids) {
     if (max_pids <= 0) return {};
     // One cgroup per limit value, made once and kept: mkdir and rmdir of a cgroup cost
     // milliseconds each, joining an existing one does not. Steps with the same limit share it.
-    std::string name = "toolcage-nproc-" + std::to_string(max_pids);
+    const std::string name = "toolcage-nproc-" + std::to_string(max_pids);
+    const std::string value = std::to_string(max_pids) + "\n";
     std::string tried;
     for (const char* root : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
         std::string dir = std::string(root) + "/" + name;
-        struct stat st {};
+        // The limit is written again every time (it is what binds); a missing pids.max means
+        // the cgroup is not there yet, or this hierarchy has no pids controller.
         bool fresh = false;
-        if (::stat((dir + "/pids.max").c_str(), &st) != 0) {
+        bool ok = write_file(dir + "/pids.max", value);
+        if (!ok && errno == ENOENT) {
             if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
                 tried += std::string(tried.empty() ? "" : "; ") + "mkdir(\"" + dir +
                          "\"): " + std::strerror(errno);
                 continue;
             }
             fresh = true;
+            ok = write_file(dir + "/pids.max", value);
         }
-        if (write_file(dir + "/pids.max", std::to_string(max_pids) + "\n")) {
+        if (ok) {
             dir_ = dir;
+            // The step's process is single-threaded when it joins (just forked). Under cgroup
+            // v1, moving the calling thread alone ("0" into tasks) moves the whole process and
+            // skips the kernel's system-wide threadgroup lock, whose first writer after a quiet
+            // spell waits out an RCU grace period: 10-30 ms, against some 30 us. cgroup v2
+            // moves processes only through cgroup.procs.
+            struct statfs fs {};
+            bool v2 = ::statfs(dir.c_str(), &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+            join_file_ = dir + (v2 ? "/cgroup.procs" : "/tasks");
             return {};
         }
         tried +=
@@ -86,8 +104,8 @@ std::string PidsCgroup::create(long max_pids) {
 
 int PidsCgroup::join(std::string& what) const {
     if (dir_.empty()) return 0;
-    if (!write_file(dir_ + "/cgroup.procs", "0\n")) {
-        what = "write(\"" + dir_ + "/cgroup.procs\", \"0\")";
+    if (!write_file(join_file_, "0\n")) {
+        what = "write(\"" + join_file_ + "\", \"0\")";
         return errno;
     }
     return 0;

@@ -40,11 +40,13 @@ class PidsCgroup {
     std::string create(long max_pids);
     bool active() const { return !dir_.empty(); }
     const std::string& dir() const { return dir_; }
-    // In the step's process: moves itself in. Returns 0 or an errno.
+    // In the step's process, while it is still single-threaded: moves itself in.
+    // Returns 0 or an errno.
     int join(std::string& what) const;
 
   private:
     std::string dir_;
+    std::string join_file_;  // v1: tasks; v2: cgroup.procs
 };
 
 }  // namespace toolcage::cage

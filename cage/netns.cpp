@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cage/channel.h"
 #include "common/error.h"
 
 namespace toolcage::cage {
@@ -93,48 +94,29 @@ int make_relay_listener(int& out, std::string& what) {
     return 0;
 }
 
-int send_fd(int channel, int fd, std::string& what) {
-    char byte = 'L';
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    ssize_t n;
-    do n = ::sendmsg(channel, &msg, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n != 1) {
-        what = "sendmsg(SCM_RIGHTS, the relay's listening socket)";
-        return n < 0 ? errno : EIO;
+}  // namespace
+
+namespace {
+
+// Ubuntu's AppArmor lets an unprivileged unshare(CLONE_NEWUSER) succeed but takes every
+// capability away in the new namespace: loopback could not be brought up there.
+bool apparmor_forbids_user_namespaces(std::string* why) {
+    if (::geteuid() == 0) return false;
+    int fd = ::open("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", O_RDONLY | O_CLOEXEC);
+    char c = '0';
+    if (fd >= 0) {
+        if (::read(fd, &c, 1) != 1) c = '0';
+        ::close(fd);
     }
-    return 0;
+    if (c != '1') return false;
+    if (why) *why = "kernel.apparmor_restrict_unprivileged_userns = 1";
+    return true;
 }
 
 }  // namespace
 
 bool can_create_user_namespace(std::string* why) {
-    // Ubuntu's AppArmor lets an unprivileged unshare(CLONE_NEWUSER) succeed but takes every
-    // capability away in the new namespace: loopback could not be brought up there.
-    if (::geteuid() != 0) {
-        int fd = ::open("/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
-                        O_RDONLY | O_CLOEXEC);
-        char c = '0';
-        if (fd >= 0) {
-            if (::read(fd, &c, 1) != 1) c = '0';
-            ::close(fd);
-        }
-        if (c == '1') {
-            if (why) *why = "kernel.apparmor_restrict_unprivileged_userns = 1";
-            return false;
-        }
-    }
+    if (apparmor_forbids_user_namespaces(why)) return false;
     // The child shares our memory and runs on this stack while we wait (CLONE_VFORK): far
     // cheaper than copying the page tables for one system call.
     alignas(16) char stack[16 * 1024];
@@ -154,14 +136,20 @@ bool can_create_user_namespace(std::string* why) {
     return false;
 }
 
-NetworkMode choose_network_mode(const std::string& setting, const std::string& policy_name,
-                                std::string& note) {
+NetworkMode first_network_mode(const std::string& setting, const std::string& policy_name,
+                               std::string& note) {
     if (setting == "landlock") return NetworkMode::landlock;
     if (setting != "auto" && setting != "netns")
         throw Error("policy \"" + policy_name + "\": cage.network \"" + setting +
                     "\" is unknown; use auto, netns or landlock");
     std::string why;
-    if (can_create_user_namespace(&why)) return NetworkMode::netns;
+    if (apparmor_forbids_user_namespaces(&why))
+        return network_without_namespace(setting, policy_name, why, note);
+    return NetworkMode::netns;
+}
+
+NetworkMode network_without_namespace(const std::string& setting, const std::string& policy_name,
+                                      const std::string& why, std::string& note) {
     if (setting == "netns")
         throw Error("policy \"" + policy_name +
                     "\" sets cage.network to \"netns\", but no user namespace can be created "
@@ -175,6 +163,15 @@ NetworkMode choose_network_mode(const std::string& setting, const std::string& p
     return NetworkMode::landlock;
 }
 
+NetworkMode choose_network_mode(const std::string& setting, const std::string& policy_name,
+                                std::string& note) {
+    NetworkMode mode = first_network_mode(setting, policy_name, note);
+    if (mode == NetworkMode::landlock) return mode;
+    std::string why;
+    if (can_create_user_namespace(&why)) return NetworkMode::netns;
+    return network_without_namespace(setting, policy_name, why, note);
+}
+
 PrivateNetwork plan_private_network(bool relay) {
     PrivateNetwork n;
     n.enabled = true;
@@ -184,13 +181,18 @@ PrivateNetwork plan_private_network(bool relay) {
     return n;
 }
 
-int enter_private_network(const PrivateNetwork& n, std::string& what) {
+int make_network_namespace(const PrivateNetwork& n, std::string& what) {
     if (!n.enabled) return 0;
     if (n.supervisor_end >= 0) ::close(n.supervisor_end);
     if (::unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) {
         what = "unshare(CLONE_NEWUSER | CLONE_NEWNET)";
         return errno;
     }
+    return 0;
+}
+
+int enter_private_network(const PrivateNetwork& n, std::string& what) {
+    if (!n.enabled) return 0;
     // Without CAP_SETUID in the parent namespace only one's own ids may be mapped, and the
     // group map needs setgroups() denied first. The supervisor made us non-dumpable, which
     // gives our /proc files to root: dumpable while we write the maps, then not again (exec
@@ -209,53 +211,35 @@ int enter_private_network(const PrivateNetwork& n, std::string& what) {
 
     int listener = -1;
     if ((err = make_relay_listener(listener, what))) return err;
-    err = send_fd(n.channel, listener, what);
+    err = send_message(n.channel, 'L', listener);
     ::close(listener);  // the relay holds it now; the step must not accept() on it
-    if (err) return err;
+    if (err) {
+        what = "sendmsg(SCM_RIGHTS, the relay's listening socket)";
+        return err;
+    }
     // Nothing of the step runs before the supervisor has started the relay and become our
     // subreaper: an orphan made earlier would escape it.
     char go = 0;
-    ssize_t got;
-    do got = ::read(n.channel, &go, 1);
-    while (got < 0 && errno == EINTR);
-    if (got != 1) {
-        what = "read(the supervisor's go after starting the relay)";
-        return got < 0 ? errno : ECONNABORTED;
+    int none = -1;
+    err = receive_message(n.channel, go, none);
+    if (none >= 0) ::close(none);
+    if (!err && go != 'G') err = EPROTO;
+    if (err) {
+        what = "recvmsg(the supervisor's go after starting the relay)";
+        return err;
     }
     ::close(n.channel);
     return 0;
 }
 
 int receive_relay_listener(int channel) {
-    char byte = 0;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n;
-    do n = ::recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n != 1) return -1;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-            c->cmsg_len == CMSG_LEN(sizeof(int))) {
-            int fd = -1;
-            std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-            return fd;
-        }
-    }
+    char tag = 0;
+    int fd = -1;
+    if (receive_message(channel, tag, fd) == 0 && tag == 'L') return fd;
+    if (fd >= 0) ::close(fd);
     return -1;
 }
 
-bool release_step(int channel) {
-    char go = 'G';
-    ssize_t n;
-    do n = ::send(channel, &go, 1, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    return n == 1;
-}
+bool release_step(int channel) { return send_message(channel, 'G') == 0; }
 
 }  // namespace toolcage::cage

@@ -23,10 +23,21 @@ constexpr std::uint16_t kRelayPortInNamespace = 3128;
 // of unprivileged user namespaces counts as a no. `why` says why not.
 bool can_create_user_namespace(std::string* why);
 
-// cage.network ("auto", "netns" or "landlock") against what the kernel allows. `note` says why
-// auto fell back to landlock. Throws Error for "netns" when no user namespace can be made.
+// cage.network ("auto", "netns" or "landlock") against what the kernel allows (asked by
+// can_create_user_namespace). `note` says why auto fell back to landlock. Throws Error for
+// "netns" when no user namespace can be made.
 NetworkMode choose_network_mode(const std::string& setting, const std::string& policy_name,
                                 std::string& note);
+
+// For `run`, which asks the kernel no question beforehand: the step's process tries to make its
+// namespace, and only when that fails, network_without_namespace() says what follows. So:
+// netns for "auto" and "netns", unless AppArmor is known to forbid it (then as below).
+NetworkMode first_network_mode(const std::string& setting, const std::string& policy_name,
+                               std::string& note);
+
+// No namespace could be made (`why`): landlock for "auto", with `note`; Error for "netns".
+NetworkMode network_without_namespace(const std::string& setting, const std::string& policy_name,
+                                      const std::string& why, std::string& note);
 
 // What the step's process needs for it, prepared before fork.
 struct PrivateNetwork {
@@ -42,9 +53,12 @@ struct PrivateNetwork {
 PrivateNetwork plan_private_network(bool relay);
 
 // In the step's process, before capabilities are dropped: unshare(CLONE_NEWUSER |
-// CLONE_NEWNET), the id maps (setgroups denied), loopback up, then for the relay a listening
-// socket on 127.0.0.1:kRelayPortInNamespace sent over `channel` (SCM_RIGHTS), and a wait for
-// the supervisor's go. Returns 0 or an errno; `what` receives the call as written.
+// CLONE_NEWNET). Returns 0 or an errno; `what` receives the call as written.
+int make_network_namespace(const PrivateNetwork& net, std::string& what);
+
+// Then, in the new namespaces: the id maps (setgroups denied), loopback up, then for the relay
+// a listening socket on 127.0.0.1:kRelayPortInNamespace sent over `channel` (cage/channel.h),
+// and a wait for the supervisor's go. Returns 0 or an errno; `what` receives the call.
 int enter_private_network(const PrivateNetwork& net, std::string& what);
 
 // In the supervisor: the listening socket the step sends, or -1 when the step ended first (it

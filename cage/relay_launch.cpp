@@ -20,7 +20,10 @@
 #include <memory>
 #include <system_error>
 
+#include "cage/npm_config.h"
 #include "common/error.h"
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -322,7 +325,9 @@ std::vector<std::string> expand_relay_allow(
     return out;
 }
 
-std::optional<std::string> npm_config_registry() {
+namespace {
+
+std::optional<std::string> ask_npm_for_registry() {
     Pipe out;
     std::vector<std::string> argv = {"npm", "config", "get", "registry"};
     auto cargv = c_strings(argv);
@@ -345,6 +350,19 @@ std::optional<std::string> npm_config_registry() {
     if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty() ||
         text == "undefined" || text == "null")
         return std::nullopt;
+    return text;
+}
+
+}  // namespace
+
+std::optional<std::string> npm_config_registry() {
+    // npm's files and variables read here, as npm run from "/" reads them; npm itself only
+    // where its layout is not the one the reader knows.
+    NpmRegistry known = npm_registry_setting(parse_environ(environ), "/");
+    if (!known.known) return ask_npm_for_registry();
+    if (!known.url) return std::nullopt;
+    std::string text = trim(*known.url);
+    if (text.empty() || text == "undefined" || text == "null") return std::nullopt;
     return text;
 }
 

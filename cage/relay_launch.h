@@ -44,8 +44,10 @@ std::vector<std::string> expand_relay_allow(
     const std::function<std::optional<std::string>()>& npm_registry,
     std::vector<std::string>& notes);
 
-// `npm config get registry`, run from "/" with the launcher's environment, so that an .npmrc
-// in the workspace (which the cage may write) has no say. nullopt when npm is missing or fails.
+// What `npm config get registry` answers run from "/" with the launcher's environment, so that
+// an .npmrc in the workspace (which the cage may write) has no say: read from npm's files and
+// variables (cage/npm_config.h), npm run only where its layout is not the one known there.
+// nullopt when npm is missing or fails.
 std::optional<std::string> npm_config_registry();
 
 }  // namespace toolcage::cage

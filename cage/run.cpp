@@ -28,6 +28,7 @@
 #include "cage/protected_paths.h"
 #include "cage/reaper.h"
 #include "cage/seccomp.h"
+#include "cage/step_tmpdir.h"
 #include "cage/workspace.h"
 #include "cage/workspace_guard.h"
 #include "common/decision_log.h"
@@ -41,41 +42,31 @@ namespace toolcage::cage {
 
 namespace {
 
-// The step's TMPDIR: made before the policy's {tmp} is expanded, removed when the step ends
-// (remove_all does not follow the links a step may plant there).
-struct StepTmpdir {
-    std::string path;
-    StepTmpdir() = default;
-    StepTmpdir(const StepTmpdir&) = delete;
-    StepTmpdir& operator=(const StepTmpdir&) = delete;
-    ~StepTmpdir() {
-        if (path.empty()) return;
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
 struct Fd {
     int fd = -1;
     Fd() = default;
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
-    ~Fd() {
+    ~Fd() { reset(); }
+    void reset(int next = -1) {
         if (fd >= 0) ::close(fd);
+        fd = next;
     }
 };
 
 struct RelayGuard {
     std::optional<RelayHandle> relay;
-    ~RelayGuard() {
+    ~RelayGuard() { reset(); }
+    void reset() {
         if (relay && relay->stop) relay->stop();
+        relay.reset();
     }
 };
 
 struct Step {
     Policy policy;
     StepPaths paths;
-    StepTmpdir tmp;
+    StepTmpdir tmp;  // made before the policy's {tmp} is expanded, emptied when the step ends
     ExpandedCage cage;
     int kernel_abi = 0;
     int abi = 0;
@@ -101,22 +92,25 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
     step.policy = opt.load_policy(opt.policy);
 
     std::error_code ec;
-    fs::path wd = opt.workdir.empty() ? fs::current_path(ec) : fs::path(opt.workdir);
-    if (ec) throw Error(syscall_error("getcwd()", ec.value()));
-    fs::path real = fs::canonical(wd, ec);
-    if (ec || !fs::is_directory(real))
-        throw Error("--workdir \"" + wd.string() + "\": not a directory (" +
-                    (ec ? ec.message() : std::string("not a directory")) +
-                    "); give an existing directory");
-    step.paths.workdir = real.string();
+    if (opt.workdir.empty()) {
+        // getcwd() answers the directory's real path: no symlink to resolve.
+        fs::path wd = fs::current_path(ec);
+        if (ec) throw Error(syscall_error("getcwd()", ec.value()));
+        step.paths.workdir = wd.string();
+    } else {
+        fs::path wd = opt.workdir;
+        fs::path real = fs::canonical(wd, ec);
+        if (ec || !fs::is_directory(real))
+            throw Error("--workdir \"" + wd.string() + "\": not a directory (" +
+                        (ec ? ec.message() : std::string("not a directory")) +
+                        "); give an existing directory");
+        step.paths.workdir = real.string();
+    }
     step.paths.workspace = find_workspace(step.paths.workdir);
     const char* home = std::getenv("HOME");
     step.paths.home = home && home[0] == '/' ? home : "";
 
-    char tmpl[] = "/tmp/toolcage-XXXXXX";
-    if (!::mkdtemp(tmpl)) throw Error(syscall_error("mkdtemp(\"/tmp/toolcage-XXXXXX\")", errno));
-    step.tmp.path = tmpl;
-    step.paths.tmp = tmpl;
+    step.paths.tmp = step.tmp.make();
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
 }
@@ -163,9 +157,10 @@ void probe_kernel_and_check(const RunOptions& opt, Step& step) {
 
 // The step's network: a private namespace (loopback only) where one can be made, else the
 // host's, where Landlock's port rule keeps TCP to the relay.
-void choose_network(const RunOptions& opt, Step& step) {
-    std::string note;
-    step.network = choose_network_mode(step.policy.cage.network, step.policy.name, note);
+// The kernel is not asked beforehand whether it lets us make the namespace: the step's process
+// tries, and when it cannot, cage.network "auto" goes on with Landlock's port rule
+// (fall_back_to_landlock).
+void say_network(const RunOptions& opt, const Step& step, const std::string& note) {
     if (!note.empty()) say("note: " + note);
     if (!opt.verbose) return;
     const bool relay = step.policy.relay.enabled;
@@ -176,6 +171,22 @@ void choose_network(const RunOptions& opt, Step& step) {
     else
         say(std::string("network: landlock (the host's network; ") +
             (relay ? "TCP connect to the relay's port only" : "no TCP connect or bind") + ")");
+}
+
+void choose_network(const RunOptions& opt, Step& step) {
+    std::string note;
+    step.network = first_network_mode(step.policy.cage.network, step.policy.name, note);
+    say_network(opt, step, note);
+}
+
+// The step's process could not make its namespace (`why`) and ended before anything of the
+// step ran: for "auto", the host's network with Landlock's port rule, and everything that
+// depends on the network is made again; for "netns", an Error.
+void fall_back_to_landlock(const RunOptions& opt, Step& step, const std::string& why) {
+    std::string note;
+    step.network = network_without_namespace(step.policy.cage.network, step.policy.name, why, note);
+    step.relay.reset();
+    say_network(opt, step, note);
 }
 
 // 3. The relay: the cage's only way out. Without one, no TCP connect is allowed at all.
@@ -207,7 +218,12 @@ void build_landlock_ruleset(const RunOptions& opt, Step& step) {
         for (const auto& n : report.notes) say("note: " + n);
     }
     for (const auto& n : step.cage.notes) say("note: " + n);
-    step.ruleset.fd = cage::build_landlock_ruleset(step.landlock);
+    step.ruleset.reset(cage::build_landlock_ruleset(step.landlock));
+    // The ruleset holds what it needs: the paths' descriptors do not go on into the step.
+    for (auto& rule : step.landlock.rules) {
+        rule.fd = -1;
+        rule.opened.reset();
+    }
 }
 
 void build_syscall_filter(Step& step) {
@@ -234,7 +250,8 @@ void limit_processes(const RunOptions& opt, Step& step) {
 }
 
 // 4. Fork. The parent supervises; the child goes through the hardening steps and execs.
-int supervise_step(const RunOptions& opt, Step& step) {
+//    nullopt: the child could not make its network namespace (it reported why and ran nothing).
+std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     // A relay for a private network starts once the step has sent its socket; we become the
     // subreaper only then, or the detached relay would be reparented to us.
     const bool handover = step.network == NetworkMode::netns && step.relay.relay;
@@ -261,21 +278,22 @@ int supervise_step(const RunOptions& opt, Step& step) {
     setup.cap_last_cap = read_cap_last_cap();
     setup.landlock_fd = step.ruleset.fd;
     setup.seccomp = step.filter;
-    setup.env = step.env;
+    setup.env = std::move(step.env);  // made again if the step starts over
     setup.argv = opt.argv;
     setup.supervisor = ::getpid();
     setup.report_fd = pipefd[1];
     setup.saved_mask = block_supervised_signals();
 
-    pid_t child = ::fork();
+    // 5. The step's process (cage/launcher.cpp). Without a relay to start in between, it
+    //    shares our memory until it execs, and we wait: nothing is copied.
+    pid_t child = start_step_process(setup, handover ? StepStart::fork : StepStart::vfork);
     if (child < 0) {
         int err = errno;
         ::close(pipefd[0]);
         ::close(pipefd[1]);
         ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
-        throw Error(syscall_error("fork()", err));
+        throw Error(syscall_error(handover ? "fork()" : "clone(CLONE_VM | CLONE_VFORK)", err));
     }
-    if (child == 0) enter_cage(setup);  // 5.
 
     ::close(pipefd[1]);
     if (handover) {
@@ -311,6 +329,10 @@ int supervise_step(const RunOptions& opt, Step& step) {
     if (got == static_cast<ssize_t>(sizeof failure)) {
         failure.call[sizeof failure.call - 1] = '\0';
         std::string msg = syscall_error(failure.call, failure.err);
+        if (failure.kind == 'n') {
+            fall_back_to_landlock(opt, step, msg);
+            return std::nullopt;
+        }
         if (failure.kind == 's') throw Error("cage setup failed: " + msg);
         say(msg);
         return failure.err == ENOENT ? 127 : 126;
@@ -349,15 +371,18 @@ int run_caged(const RunOptions& opt) {
     snapshot_protected_paths(step);     //    the protected paths, to put back what changes
     probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);          //    a private network namespace, or Landlock's rule
-    start_relay(opt, step);             // 3. the relay, or a closed network
-    build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
-    build_syscall_filter(step);         //    the seccomp table (compiled at build time)
-    build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy
     limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0)
-    int status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
-    status = check_protected_paths(opt, step, status);  // 6. protected paths put back, reported
-    log_step(opt, step, status);                        // 7. the step in the decision log
-    return status;
+    std::optional<int> status;
+    while (!status) {  // twice when "auto" finds no namespace: then on the host's network
+        start_relay(opt, step);             // 3. the relay, or a closed network
+        build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
+        build_syscall_filter(step);         //    the seccomp table (compiled at build time)
+        build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy
+        status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
+    }
+    status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported
+    log_step(opt, step, *status);                        // 7. the step in the decision log
+    return *status;
 }
 
 }  // namespace toolcage::cage

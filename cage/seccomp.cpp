@@ -35,6 +35,11 @@ SeccompProgram build_seccomp_program(SeccompVariant variant) {
     // action, and libseccomp sends x32 calls (nr | 0x40000000) on x86_64 there too.
     check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
           "seccomp_attr_set(SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)");
+    // A binary search on the syscall number rather than a list: when the filter is loaded the
+    // kernel runs it once for every syscall number (to cache the ones always allowed), and a
+    // list of a hundred comparisons made that a third of the load's cost.
+    check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2),
+          "seccomp_attr_set(SCMP_FLTATR_CTL_OPTIMIZE, 2)");
     // The step starts single-threaded; TSYNC is not needed.
     for (const auto& rule : seccomp_rules()) {
         if (!rule_applies(rule, variant)) continue;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
@@ -240,21 +241,30 @@ struct Taker {
 // Opens the directory `rel` names below `ws_fd`, one component at a time, never through a
 // symlink. `create`: missing components are made (0755). Returns -1 with errno set.
 int open_beneath(int ws_fd, const std::string& rel, bool create) {
-    Fd cur(::openat(ws_fd, ".", kDirFlags));
+    if (rel.empty()) return ::openat(ws_fd, ".", kDirFlags);
+    Fd cur;  // not open yet: the first component is looked up in ws_fd itself
     std::size_t i = 0;
-    while (cur.ok() && i < rel.size()) {
+    while (i < rel.size()) {
         std::size_t slash = rel.find('/', i);
         std::string part = rel.substr(i, slash == std::string::npos ? std::string::npos : slash - i);
         i = slash == std::string::npos ? rel.size() : slash + 1;
-        int next = ::openat(cur.get(), part.c_str(), kDirFlags);
+        int at = cur.ok() ? cur.get() : ws_fd;
+        int next = ::openat(at, part.c_str(), kDirFlags);
         if (next < 0 && errno == ENOENT && create) {
-            if (::mkdirat(cur.get(), part.c_str(), 0755) != 0 && errno != EEXIST) return -1;
-            next = ::openat(cur.get(), part.c_str(), kDirFlags);
+            if (::mkdirat(at, part.c_str(), 0755) != 0 && errno != EEXIST) return -1;
+            next = ::openat(at, part.c_str(), kDirFlags);
         }
         if (next < 0) return -1;
         cur = Fd(next);
     }
     return cur.release();
+}
+
+// A protected path's parent directory and name: ".git/config" -> ".git", "config".
+std::pair<std::string, std::string> split_rel(const std::string& rel) {
+    std::size_t slash = rel.rfind('/');
+    if (slash == std::string::npos) return {"", rel};
+    return {rel.substr(0, slash), rel.substr(slash + 1)};
 }
 
 }  // namespace
@@ -572,20 +582,31 @@ WorkspaceGuard::WorkspaceGuard(const std::string& workspace, std::vector<Protect
         } else if (errno != ENOENT) {
             t.fail(".git", syscall_error("fstatat(\".git\", AT_SYMLINK_NOFOLLOW)", errno));
         }
+        // Nothing changes while the snapshot is taken: each parent directory is opened once
+        // (the workspace root is ws_fd_ itself), a missing one is missing for all its entries.
+        std::map<std::string, std::pair<Fd, int>> parents;  // parent -> its fd, or the errno
         for (const auto& p : paths_) {
-            std::size_t slash = p.rel.rfind('/');
-            std::string parent = slash == std::string::npos ? "" : p.rel.substr(0, slash);
-            std::string name = slash == std::string::npos ? p.rel : p.rel.substr(slash + 1);
-            Fd pfd(open_beneath(ws_fd_, parent, false));
-            if (!pfd.ok()) {
-                // No such directory (or a symlink or a file in its place): the path is absent.
-                if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) {
-                    nodes_.emplace_back();
-                    continue;
+            auto [parent, name] = split_rel(p.rel);
+            int pfd = ws_fd_;
+            if (!parent.empty()) {
+                auto it = parents.find(parent);
+                if (it == parents.end()) {
+                    Fd opened(open_beneath(ws_fd_, parent, false));
+                    int err = opened.ok() ? 0 : errno;
+                    it = parents.emplace(parent, std::make_pair(std::move(opened), err)).first;
                 }
-                t.fail(p.rel, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+                pfd = it->second.first.get();
+                if (pfd < 0) {
+                    int err = it->second.second;
+                    // No such directory (or a symlink or a file in its place): the path is absent.
+                    if (err == ENOENT || err == ENOTDIR || err == ELOOP) {
+                        nodes_.emplace_back();
+                        continue;
+                    }
+                    t.fail(p.rel, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", err));
+                }
             }
-            nodes_.push_back(t.take(pfd.get(), name, p.rel, 0));
+            nodes_.push_back(t.take(pfd, name, p.rel, 0));
         }
         bytes_ = t.bytes;
     } catch (...) {
@@ -645,18 +666,20 @@ std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>&
         for (std::size_t i = 0; i < paths_.size(); ++i) {
             const auto& p = paths_[i];
             const GuardNode& want = nodes_[i];
-            std::size_t slash = p.rel.rfind('/');
-            std::string parent = slash == std::string::npos ? "" : p.rel.substr(0, slash);
-            std::string name = slash == std::string::npos ? p.rel : p.rel.substr(slash + 1);
-            Fd pfd(open_beneath(ws_fd_, parent, want.kind != Kind::absent));
-            if (!pfd.ok()) {
-                if (want.kind == Kind::absent && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
-                r.event(p.rel, "cannot be reached",
-                        "not restored: " + syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno),
-                        false);
-                continue;
+            auto [parent, name] = split_rel(p.rel);
+            // Opened again for each entry: putting one back may have replaced another's parent.
+            Fd opened;
+            if (!parent.empty()) {
+                opened = Fd(open_beneath(ws_fd_, parent, want.kind != Kind::absent));
+                if (!opened.ok()) {
+                    if (want.kind == Kind::absent && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
+                    r.event(p.rel, "cannot be reached",
+                            "not restored: " + syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno),
+                            false);
+                    continue;
+                }
             }
-            r.reconcile(pfd.get(), name, p.rel, want, 0);
+            r.reconcile(parent.empty() ? ws_fd_ : opened.get(), name, p.rel, want, 0);
         }
     } catch (const std::exception& e) {
         r.event(".", "check failed", std::string("not restored: ") + e.what(), false);

@@ -1,8 +1,12 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "cage/environment.h"
 
 using namespace toolcage::cage;
+namespace fs = std::filesystem;
 
 TEST_CASE("the keep-list: built-in names, LC_*, env_keep with prefixes", "[cage][env]") {
     for (const char* k : {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM",
@@ -77,4 +81,46 @@ TEST_CASE("the launcher's proxy settings never reach the step, whatever env_keep
     env = build_environment(outer, spec);
     CHECK(env["https_proxy"] == "http://toolcage:t@127.0.0.1:4444");
     CHECK(env.count("ALL_PROXY") == 0);
+}
+
+// PATH entries and execute roots are compared with their symlinks resolved, as
+// std::filesystem::weakly_canonical resolves them (an absent tail kept as written).
+TEST_CASE("PATH filtering resolves symlinks as weakly_canonical does", "[cage][env]") {
+    char tmpl[] = "/tmp/toolcage-envlinks-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    const fs::path t = tmpl;
+    fs::create_directories(t / "real/bin");
+    fs::create_directories(t / "a/b");
+    fs::create_directories(t / "x");
+    fs::create_symlink("../real", t / "a/lnk");             // relative
+    fs::create_symlink(t / "real/bin", t / "abs");          // absolute
+    fs::create_symlink("loop1", t / "loop2");               // a loop
+    fs::create_symlink("loop2", t / "loop1");
+    fs::create_symlink("nowhere", t / "dangling");
+    const std::string T = t.string();
+    auto weakly = [](const std::string& p) {
+        std::error_code ec;
+        auto r = fs::weakly_canonical(p, ec);
+        return ec ? fs::path(p).lexically_normal().string() : r.string();
+    };
+    auto under = [](const std::string& p, const std::string& d) {
+        return d == "/" || p == d || (p.size() > d.size() && p.compare(0, d.size(), d) == 0 && p[d.size()] == '/');
+    };
+    const std::vector<std::string> entries = {
+        T + "/a/lnk/bin", T + "/abs", T + "/abs/../x", T + "/a/lnk/../x", T + "/loop1/bin",
+        T + "/dangling/bin", T + "/a/b/../../real", T + "/nope/../real/bin", T + "/a/lnk/bin/",
+        T + "/a//b/./", "/proc/self/root/usr/bin", "/usr/bin/../sbin", "/"};
+    const std::vector<std::vector<std::string>> roots = {
+        {T + "/real"}, {T + "/a"}, {T + "/abs"}, {T + "/loop1"}, {T + "/dangling"}, {"/usr"}, {"/"}};
+    for (const auto& r : roots) {
+        for (const auto& e : entries) {
+            std::string want;
+            for (const auto& root : r)
+                if (under(weakly(e), weakly(root))) want = e;
+            if (want.empty()) want = "/usr/local/bin:/usr/bin:/bin";
+            INFO(e << " under " << r[0]);
+            CHECK(filter_path(e, r) == want);
+        }
+    }
+    fs::remove_all(t);
 }

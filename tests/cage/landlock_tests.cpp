@@ -129,3 +129,34 @@ TEST_CASE("the built ruleset is enforced by the kernel", "[cage][landlock]") {
     CHECK(WIFEXITED(st));
     CHECK(WEXITSTATUS(st) == 0);
 }
+
+TEST_CASE("plan: each path is opened once, and its descriptors close with the plan's last rule",
+          "[cage][landlock]") {
+    ExpandedCage cage;
+    cage.read = {"/usr", "/etc/passwd", "/no/such/file"};
+    cage.execute = {"/usr"};
+    std::vector<int> fds;
+    {
+        LandlockPlan plan = plan_landlock(cage, 7, 7, std::nullopt);
+        REQUIRE(plan.rules.size() == 2);
+        for (const auto& r : plan.rules) {
+            CHECK(r.fd >= 0);
+            CHECK(::fcntl(r.fd, F_GETFD) == FD_CLOEXEC);
+            fds.push_back(r.fd);
+        }
+        CHECK(fds[0] != fds[1]);
+        std::vector<PathRule> copy = plan.rules;  // a copy keeps them open
+        plan = LandlockPlan{};
+        for (int fd : fds) CHECK(::fcntl(fd, F_GETFD) >= 0);
+        int ruleset = build_landlock_ruleset([&] {
+            LandlockPlan p;
+            p.abi = 7;
+            p.handled_fs = ll::fs_rights_for_abi(7);
+            p.rules = copy;
+            return p;
+        }());
+        CHECK(ruleset >= 0);
+        if (ruleset >= 0) ::close(ruleset);
+    }
+    for (int fd : fds) CHECK(::fcntl(fd, F_GETFD) < 0);
+}

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
 
 #include "cage/limits.h"
 #include "cage/reaper.h"
@@ -76,4 +78,46 @@ TEST_CASE("exit status as a shell reports it", "[cage][reaper]") {
     CHECK(exit_code_of(0) == 0);
     CHECK(exit_code_of(3 << 8) == 3);
     CHECK(exit_code_of(SIGKILL) == 128 + SIGKILL);
+}
+
+// As root the process limit is a pids cgroup, joined by the step's process alone (cgroup v1:
+// its one thread into `tasks`, which spares the system-wide lock cgroup.procs takes); whatever
+// it starts afterwards is counted there too.
+TEST_CASE("as root, the step's process and its children are in the pids cgroup",
+          "[cage][limits]") {
+    if (::geteuid() != 0) {
+        WARN("not root: the limit is RLIMIT_NPROC, no cgroup");
+        return;
+    }
+    PidsCgroup cg;
+    std::string note = cg.create(777);
+    if (!cg.active()) {
+        WARN("no pids cgroup here: " << note);
+        return;
+    }
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::string what;
+        if (cg.join(what) != 0) _exit(10);
+        pid_t grandchild = ::fork();
+        if (grandchild == 0) {
+            std::ifstream f("/proc/self/cgroup");
+            std::string line;
+            while (std::getline(f, line))
+                if (line.find("toolcage-nproc-777") != std::string::npos) _exit(0);
+            _exit(11);
+        }
+        int st = 0;
+        ::waitpid(grandchild, &st, 0);
+        _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 12);
+    }
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
+    std::ifstream max(cg.dir() + "/pids.max");
+    std::string v;
+    max >> v;
+    CHECK(v == "777");
+    ::rmdir(cg.dir().c_str());  // empty again: nothing of the test is left in it
 }
