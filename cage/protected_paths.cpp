@@ -86,10 +86,7 @@ bool is_protected(std::string_view rel, const std::vector<ProtectedPath>& paths)
     return false;
 }
 
-bool landlock_protection_requested() {
-    const char* v = std::getenv("TOOLCAGE_PROTECT");
-    return v && std::string_view(v) == "landlock";
-}
+bool landlock_protection_requested(const CagePolicy& cage) { return cage.protect == "landlock"; }
 
 namespace {
 

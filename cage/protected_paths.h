@@ -3,6 +3,8 @@
 // the Landlock rules that keep those that exist at launch from being written in place.
 #pragma once
 
+#include "common/policy.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,10 +35,10 @@ std::vector<ProtectedPath> protected_paths(const std::vector<std::string>& polic
 // True when `rel` (normalised, workspace-relative) is a protected path or lies below one.
 bool is_protected(std::string_view rel, const std::vector<ProtectedPath>& paths);
 
-// TOOLCAGE_PROTECT=landlock: also take in-place writing of the protected paths away in Landlock
-// (see keep_protected_read_only for what that costs). Off by default; the after-step check
-// protects either way.
-bool landlock_protection_requested();
+// The policy's cage.protect is "landlock": also take in-place writing of the protected paths
+// away in Landlock (see keep_protected_read_only for what that costs). Off by default ("check");
+// the after-step check protects either way.
+bool landlock_protection_requested(const CagePolicy& cage);
 
 // Where `plan` grants write on the workspace root itself, replaces that grant by one rule per
 // workspace entry (recursing only into the directories that hold a protected path), so that the

@@ -208,7 +208,7 @@ void build_landlock_ruleset(const RunOptions& opt, Step& step) {
     std::optional<std::uint16_t> port;
     if (step.relay.relay && step.network == NetworkMode::landlock) port = step.relay.relay->port;
     step.landlock = plan_landlock(step.cage, step.abi, step.kernel_abi, port);
-    if (landlock_protection_requested())
+    if (landlock_protection_requested(step.policy.cage))
         for (auto& n : keep_protected_read_only(step.landlock, step.paths.workspace, step.protect))
             step.landlock.notes.push_back(std::move(n));
     if (step.network == NetworkMode::netns) leave_network_to_namespace(step.landlock);

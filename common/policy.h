@@ -58,6 +58,9 @@ struct CagePolicy {
     int min_abi = 1;                             // below this Landlock ABI, refuse (unless --best-effort)
     std::string network = "auto";                // auto | netns | landlock
     std::vector<std::string> protected_paths;    // workspace-relative, never writable by the cage
+    // How: "check" restores them after the step; "landlock" also refuses in-place writes during
+    // it, at the price of new files in the workspace root and git's lock files (see README).
+    std::string protect = "check";
     CageLimits limits;
     bool operator==(const CagePolicy&) const = default;
 };

@@ -120,7 +120,7 @@ void check_int(const json& v, long lo, long hi, const std::string& file, const s
 void check_cage(const json& c, const std::string& file, const std::string& ptr) {
     need(c.is_object(), c, file, ptr, "must be an object");
     only_keys(c, {"read", "write", "execute", "env_keep", "env_set", "min_abi", "network",
-                  "protected_paths", "limits"},
+                  "protected_paths", "protect", "limits"},
               file, ptr);
     for (const char* k : {"read", "write", "execute"})
         if (c.contains(k)) check_cage_paths(c[k], file, ptr + "/" + k);
@@ -146,6 +146,11 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
         const json& n = c["network"];
         need(n.is_string() && (n == "auto" || n == "netns" || n == "landlock"), n, file,
              ptr + "/network", "use one of auto, netns, landlock");
+    }
+    if (c.contains("protect")) {
+        const json& n = c["protect"];
+        need(n.is_string() && (n == "check" || n == "landlock"), n, file, ptr + "/protect",
+             "use \"check\" (restore after the step) or \"landlock\" (also refuse writes during it)");
     }
     if (c.contains("protected_paths")) {
         check_string_list(c["protected_paths"], file, ptr + "/protected_paths");
@@ -309,6 +314,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         cp.min_abi = c.value("min_abi", cp.min_abi);
         cp.network = c.value("network", cp.network);
         cp.protected_paths = c.value("protected_paths", cp.protected_paths);
+        cp.protect = c.value("protect", cp.protect);
         if (c.contains("limits")) {
             const json& l = c["limits"];
             cp.limits.nproc = l.value("nproc", cp.limits.nproc);
@@ -355,7 +361,7 @@ nlohmann::json policy_to_json(const Policy& p) {
             {"cage",
              {{"read", c.read}, {"write", c.write}, {"execute", c.execute}, {"env_keep", c.env_keep},
               {"env_set", c.env_set}, {"min_abi", c.min_abi}, {"network", c.network},
-              {"protected_paths", c.protected_paths},
+              {"protected_paths", c.protected_paths}, {"protect", c.protect},
               {"limits",
                {{"nproc", c.limits.nproc}, {"nofile", c.limits.nofile}, {"fsize_mb", c.limits.fsize_mb},
                 {"cpu_seconds", c.limits.cpu_seconds}, {"as_mb", c.limits.as_mb}}}}},

@@ -82,6 +82,7 @@ std::string policy_body(const Policy& p) {
     o << "    p.cage.min_abi = " << c.min_abi << ";\n";
     o << "    p.cage.network = " << lit(c.network) << ";\n";
     o << "    p.cage.protected_paths = " << strings(c.protected_paths) << ";\n";
+    o << "    p.cage.protect = " << lit(c.protect) << ";\n";
     o << "    p.cage.limits = CageLimits{" << c.limits.nproc << ", " << c.limits.nofile << ", "
       << c.limits.fsize_mb << ", " << c.limits.cpu_seconds << ", " << c.limits.as_mb << "};\n";
     const RelayPolicy& r = p.relay;

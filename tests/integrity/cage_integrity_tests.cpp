@@ -261,7 +261,7 @@ TEST_CASE("a policy without protected_paths still protects the built-in list", "
     CHECK_FALSE(present(w.ws / ".mcp.json"));
 }
 
-TEST_CASE("TOOLCAGE_PROTECT=landlock refuses in-place writes to protected paths", "[integrity][landlock]") {
+TEST_CASE("cage.protect \"landlock\" refuses in-place writes to protected paths", "[integrity][landlock]") {
     As who = GENERATE(As::root, As::nobody);
     INFO(name_of(who));
     Workspace w(who);
@@ -270,7 +270,7 @@ TEST_CASE("TOOLCAGE_PROTECT=landlock refuses in-place writes to protected paths"
         "echo '[core] pager = x' >> .git/config && echo CONFIG-WRITTEN; "
         "echo more >> README && echo README-WRITTEN; "
         "echo new > brand-new.txt && echo NEW-WRITTEN; exit 0",
-        w.policy(), {{"TOOLCAGE_PROTECT", "landlock"}});
+        w.policy(false, "landlock"));
     INFO(r.out);
     CHECK(r.out.find("CONFIG-WRITTEN") == std::string::npos);
     CHECK(w.read(".git/config") == config);

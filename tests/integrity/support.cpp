@@ -119,11 +119,12 @@ Result Workspace::caged(const std::string& script, const std::string& policy_fil
                e, ws.string());
 }
 
-std::string Workspace::policy(bool drop_protected) const {
+std::string Workspace::policy(bool drop_protected, const std::string& protect) const {
     std::ifstream f(std::string(TOOLCAGE_SOURCE_DIR) + "/profiles/default.json");
     nlohmann::json p = nlohmann::json::parse(f, nullptr, true, true);
-    p["name"] = drop_protected ? "integrity-floor" : "integrity-test";
+    p["name"] = drop_protected ? "integrity-floor" : protect == "check" ? "integrity-test" : "integrity-" + protect;
     if (drop_protected) p["cage"].erase("protected_paths");
+    p["cage"]["protect"] = protect;
     fs::path file = base / (std::string(p["name"]) + ".json");
     std::ofstream(file) << p.dump(2);
     ::chmod(file.c_str(), 0644);

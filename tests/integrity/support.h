@@ -54,8 +54,8 @@ struct Workspace {
     Result caged(const std::string& script, const std::string& policy,
                  const std::map<std::string, std::string>& extra_env = {}) const;
     // The shipped default policy, renamed, written to base (readable by everyone); `drop_protected`
-    // leaves cage.protected_paths out to show the built-in list.
-    std::string policy(bool drop_protected = false) const;
+    // leaves cage.protected_paths out to show the built-in list; `protect` is cage.protect.
+    std::string policy(bool drop_protected = false, const std::string& protect = "check") const;
     // Gives the workspace tree to the test's user (after writing into it as root).
     void own() const;
 

@@ -51,6 +51,7 @@ TEST_CASE("each malformed field is reported at its pointer") {
         {R"({"cage": {"limits": {"nproc": -1}}})", "p.json: /cage/limits/nproc: -1: must be a whole number"},
         {R"({"cage": {"limits": {"procs": 1}}})", "p.json: /cage/limits/procs: unknown field"},
         {R"({"cage": {"protected_paths": ["/abs"]}})", "p.json: /cage/protected_paths/0: \"/abs\": a path relative"},
+        {R"({"cage": {"protect": "mount"}})", "p.json: /cage/protect: \"mount\": use \"check\" (restore after the step) or \"landlock\""},
         {R"({"relay": {"allow": ["*"]}})", "p.json: /relay/allow/0: \"*\": \"*\" would allow every host"},
         {R"({"relay": {"allow": ["*.com"]}})", "p.json: /relay/allow/0: \"*.com\": a wildcard must name at least two labels"},
         {R"({"relay": {"allow": ["https://x.org"]}})", "p.json: /relay/allow/0: \"https://x.org\": "},
