@@ -11,6 +11,7 @@
 
 #include "cage/capabilities.h"
 #include "cage/landlock.h"
+#include "common/sanitizers.h"
 
 extern char** environ;
 
@@ -152,26 +153,14 @@ namespace {
 // through /bin/sh (as posix_spawn sizes its child's stack).
 constexpr std::size_t kStepStack = 256 * 1024;
 
-// AddressSanitizer cannot follow a process that runs on a stack it did not allocate (its
-// no-return handler writes below it): sanitizer builds fork.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 int run_step(void* setup) { enter_cage(*static_cast<const CageSetup*>(setup)); }
 
 }  // namespace
 
 pid_t start_step_process(const CageSetup& setup, StepStart how) {
-    if (kSanitized) how = StepStart::fork;
+    // AddressSanitizer cannot follow a process that runs on a stack it did not allocate (its
+    // no-return handler writes below it): sanitizer builds fork.
+    if (kAddressSanitizer) how = StepStart::fork;
     if (how == StepStart::fork) {
         pid_t pid = ::fork();
         if (pid == 0) enter_cage(setup);

@@ -15,24 +15,13 @@
 #include <sstream>
 #include <thread>
 
+#include "common/sanitizers.h"
 #include "relay_harness.h"
 
 using namespace relaytest;
 using namespace std::chrono_literals;
 
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
 
 const std::string kToken = "0123456789abcdef0123456789abcdef";
 
@@ -383,7 +372,7 @@ TEST_CASE("relay holds 1,000 concurrent tunnels under 32 MB") {
     INFO("relay VmRSS " << rss << " KiB, VmHWM " << hwm_kib(relay.pid()) << " KiB");
     CHECK(rss > 0);
     // AddressSanitizer's shadow memory alone exceeds the bound; the plain build holds it.
-    if (!kSanitized) CHECK(rss < 32 * 1024);
+    if (!toolcage::kAddressSanitizer) CHECK(rss < 32 * 1024);
     for (int fd : fds) ::close(fd);
 }
 
