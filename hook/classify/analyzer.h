@@ -285,6 +285,9 @@ std::span<const ProgramEntry> sql_programs();
 std::span<const ProgramEntry> build_programs();
 // The read-only table has its own entries (a check and flags per program).
 Handler readonly_handler(std::string_view name);
+// Every registry above but the read-only table, as find_handler() searches them.
+using ProgramRegistry = std::span<const ProgramEntry> (*)();
+std::span<const ProgramRegistry> program_registries();
 void readonly_rule_ids(std::vector<std::string>& out);
 
 // The generic answers a handler falls back on.

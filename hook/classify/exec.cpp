@@ -68,10 +68,8 @@ bool system_bin_dir(std::string_view dir) {
 // No name is in two registries (a test checks it), so their order does not matter.
 Handler lookup(std::string_view name) {
     if (Handler h = readonly_handler(name)) return h;
-    for (auto* registry : {&builtin_programs, &wrapper_programs, &shell_programs, &git_programs,
-                           &file_programs, &delete_programs, &system_programs,
-                           &interpreter_programs, &sql_programs, &build_programs}) {
-        if (const ProgramEntry* e = find_by_name((*registry)(), name)) return e->handler;
+    for (ProgramRegistry registry : program_registries()) {
+        if (const ProgramEntry* e = find_by_name(registry(), name)) return e->handler;
     }
     return nullptr;
 }
@@ -86,6 +84,13 @@ std::string_view base_name_variant(std::string_view n) {
 }
 
 }  // namespace
+
+std::span<const ProgramRegistry> program_registries() {
+    static constexpr ProgramRegistry kRegistries[] = {
+        builtin_programs, wrapper_programs, shell_programs,       git_programs, file_programs,
+        delete_programs,  system_programs,  interpreter_programs, sql_programs, build_programs};
+    return kRegistries;
+}
 
 Handler find_handler(std::string_view name) {
     if (Handler h = lookup(name)) return h;

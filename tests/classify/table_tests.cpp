@@ -11,10 +11,8 @@ namespace {
 
 std::map<std::string_view, int> registered_names() {
     std::map<std::string_view, int> seen;
-    for (auto* registry : {&builtin_programs, &wrapper_programs, &shell_programs, &git_programs,
-                           &file_programs, &delete_programs, &system_programs,
-                           &interpreter_programs, &sql_programs, &build_programs}) {
-        for (const ProgramEntry& e : (*registry)()) ++seen[e.name];
+    for (ProgramRegistry registry : program_registries()) {
+        for (const ProgramEntry& e : registry()) ++seen[e.name];
     }
     return seen;
 }
@@ -31,10 +29,8 @@ TEST_CASE("program tables: no program is in two registries", "[classify][tables]
 
 TEST_CASE("program tables: every registered name is found, and its versioned names",
           "[classify][tables]") {
-    for (auto* registry : {&builtin_programs, &wrapper_programs, &shell_programs, &git_programs,
-                           &file_programs, &delete_programs, &system_programs,
-                           &interpreter_programs, &sql_programs, &build_programs}) {
-        for (const ProgramEntry& e : (*registry)()) {
+    for (ProgramRegistry registry : program_registries()) {
+        for (const ProgramEntry& e : registry()) {
             INFO(e.name);
             CHECK(find_handler(e.name) == e.handler);
         }
