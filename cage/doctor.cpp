@@ -78,7 +78,8 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     std::string network_refusal;
     NetworkMode mode = NetworkMode::landlock;
     try {
-        mode = choose_network_mode(policy.cage.network, policy.name, r.network_note);
+        mode = choose_network_mode(policy.cage.network, policy.name, {policy.relay.enabled, abi},
+                                   r.network_note);
     } catch (const std::exception& e) {
         network_refusal = e.what();
     }

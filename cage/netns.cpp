@@ -136,20 +136,26 @@ bool can_create_user_namespace(std::string* why) {
     return false;
 }
 
+bool landlock_closes_network(const NetworkNeeds& needs) {
+    return !needs.relay && needs.abi >= 4;
+}
+
 NetworkMode first_network_mode(const std::string& setting, const std::string& policy_name,
-                               std::string& note) {
+                               const NetworkNeeds& needs, std::string& note) {
     if (setting == "landlock") return NetworkMode::landlock;
     if (setting != "auto" && setting != "netns")
         throw Error("policy \"" + policy_name + "\": cage.network \"" + setting +
                     "\" is unknown; use auto, netns or landlock");
+    if (setting == "auto" && landlock_closes_network(needs)) return NetworkMode::landlock;
     std::string why;
     if (apparmor_forbids_user_namespaces(&why))
-        return network_without_namespace(setting, policy_name, why, note);
+        return network_without_namespace(setting, policy_name, needs, why, note);
     return NetworkMode::netns;
 }
 
 NetworkMode network_without_namespace(const std::string& setting, const std::string& policy_name,
-                                      const std::string& why, std::string& note) {
+                                      const NetworkNeeds& needs, const std::string& why,
+                                      std::string& note) {
     if (setting == "netns")
         throw Error("policy \"" + policy_name +
                     "\" sets cage.network to \"netns\", but no user namespace can be created "
@@ -158,18 +164,20 @@ NetworkMode network_without_namespace(const std::string& setting, const std::str
                     "); allow unprivileged user namespaces (sysctl user.max_user_namespaces, "
                     "kernel.unprivileged_userns_clone) or set cage.network to \"auto\" or "
                     "\"landlock\"");
-    note = "cage.network \"auto\": no private network namespace (" + why +
-           "); using the Landlock port rule (mode landlock)";
+    note = "cage.network \"auto\": no private network namespace (" + why + "); " +
+           (needs.abi >= 4 ? std::string("using the Landlock port rule (mode landlock)")
+                           : "TCP is not restricted: Landlock ABI " + std::to_string(needs.abi) +
+                                 " has no network rights (mode landlock)");
     return NetworkMode::landlock;
 }
 
 NetworkMode choose_network_mode(const std::string& setting, const std::string& policy_name,
-                                std::string& note) {
-    NetworkMode mode = first_network_mode(setting, policy_name, note);
+                                const NetworkNeeds& needs, std::string& note) {
+    NetworkMode mode = first_network_mode(setting, policy_name, needs, note);
     if (mode == NetworkMode::landlock) return mode;
     std::string why;
     if (can_create_user_namespace(&why)) return NetworkMode::netns;
-    return network_without_namespace(setting, policy_name, why, note);
+    return network_without_namespace(setting, policy_name, needs, why, note);
 }
 
 PrivateNetwork plan_private_network(bool relay) {

@@ -23,21 +23,36 @@ constexpr std::uint16_t kRelayPortInNamespace = 3128;
 // of unprivileged user namespaces counts as a no. `why` says why not.
 bool can_create_user_namespace(std::string* why);
 
+// What cage.network "auto" weighs besides the kernel: whether the step has a relay, and the
+// Landlock ABI it runs with.
+struct NetworkNeeds {
+    bool relay = false;
+    int abi = 0;
+};
+
+// True when Landlock alone closes every way out: no relay, and TCP rights (ABI 4+) to refuse
+// every connect and bind. Then "auto" makes no namespace (it would cost 0.5 ms of the kernel's
+// time for nothing but loopback). With a relay, Landlock's rule names a port but no address, so
+// "auto" makes the namespace, where the relay's port is on loopback only.
+bool landlock_closes_network(const NetworkNeeds& needs);
+
 // cage.network ("auto", "netns" or "landlock") against what the kernel allows (asked by
 // can_create_user_namespace). `note` says why auto fell back to landlock. Throws Error for
 // "netns" when no user namespace can be made.
 NetworkMode choose_network_mode(const std::string& setting, const std::string& policy_name,
-                                std::string& note);
+                                const NetworkNeeds& needs, std::string& note);
 
 // For `run`, which asks the kernel no question beforehand: the step's process tries to make its
 // namespace, and only when that fails, network_without_namespace() says what follows. So:
-// netns for "auto" and "netns", unless AppArmor is known to forbid it (then as below).
+// netns for "netns", and for "auto" unless Landlock closes the network alone or AppArmor is
+// known to forbid the namespace (then as below).
 NetworkMode first_network_mode(const std::string& setting, const std::string& policy_name,
-                               std::string& note);
+                               const NetworkNeeds& needs, std::string& note);
 
 // No namespace could be made (`why`): landlock for "auto", with `note`; Error for "netns".
 NetworkMode network_without_namespace(const std::string& setting, const std::string& policy_name,
-                                      const std::string& why, std::string& note);
+                                      const NetworkNeeds& needs, const std::string& why,
+                                      std::string& note);
 
 // What the step's process needs for it, prepared before fork.
 struct PrivateNetwork {

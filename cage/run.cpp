@@ -155,8 +155,9 @@ void probe_kernel_and_check(const RunOptions& opt, Step& step) {
     }
 }
 
-// The step's network: a private namespace (loopback only) where one can be made, else the
-// host's, where Landlock's port rule keeps TCP to the relay.
+// The step's network: the host's, where Landlock refuses every TCP connect and bind when there
+// is no relay; with a relay (whose port Landlock cannot tie to an address) or below ABI 4, a
+// private namespace (loopback only) where one can be made, else Landlock's port rule.
 // The kernel is not asked beforehand whether it lets us make the namespace: the step's process
 // tries, and when it cannot, cage.network "auto" goes on with Landlock's port rule
 // (fall_back_to_landlock).
@@ -170,12 +171,17 @@ void say_network(const RunOptions& opt, const Step& step, const std::string& not
             ")");
     else
         say(std::string("network: landlock (the host's network; ") +
-            (relay ? "TCP connect to the relay's port only" : "no TCP connect or bind") + ")");
+            (step.abi < 4 ? "TCP unrestricted: Landlock ABI " + std::to_string(step.abi) +
+                                " has no network rights"
+             : relay      ? "TCP connect to the relay's port only"
+                          : "no TCP connect or bind") +
+            ")");
 }
 
 void choose_network(const RunOptions& opt, Step& step) {
     std::string note;
-    step.network = first_network_mode(step.policy.cage.network, step.policy.name, note);
+    step.network = first_network_mode(step.policy.cage.network, step.policy.name,
+                                      {step.policy.relay.enabled, step.abi}, note);
     say_network(opt, step, note);
 }
 
@@ -184,7 +190,8 @@ void choose_network(const RunOptions& opt, Step& step) {
 // depends on the network is made again; for "netns", an Error.
 void fall_back_to_landlock(const RunOptions& opt, Step& step, const std::string& why) {
     std::string note;
-    step.network = network_without_namespace(step.policy.cage.network, step.policy.name, why, note);
+    step.network = network_without_namespace(step.policy.cage.network, step.policy.name,
+                                             {step.policy.relay.enabled, step.abi}, why, note);
     step.relay.reset();
     say_network(opt, step, note);
 }

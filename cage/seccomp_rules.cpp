@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <initializer_list>
 
@@ -32,26 +33,32 @@ using Alternatives = std::vector<std::vector<scmp_arg_cmp>>;
 
 const Alternatives always = {{}};
 
-// socket(family, ...) for every family the kernel knows except the allowed ones, and every
-// number at or above AF_MAX (families a newer kernel may add).
+// socket(family, ...) for every family but the allowed ones: each number below the largest
+// allowed one that is not allowed, and everything above it. "Above" compares all 64 bits, so
+// that garbage in the upper half of the register is refused whatever the low half says; the
+// numbers below then need their low 32 bits only. Families a newer kernel adds are above.
 Alternatives families_except(std::initializer_list<int> allowed) {
+    int top = 0;
+    for (int a : allowed) top = std::max(top, a);
     Alternatives out;
-    for (int f = 0; f < AF_MAX; ++f) {
-        bool ok = false;
-        for (int a : allowed) ok = ok || a == f;
-        if (!ok) out.push_back({low32_eq(0, f)});
-    }
-    out.push_back({{0, SCMP_CMP_GE, AF_MAX, 0}});
+    for (int f = 0; f < top; ++f)
+        if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
+            out.push_back({low32_eq(0, f)});
+    out.push_back({{0, SCMP_CMP_GT, static_cast<std::uint64_t>(top), 0}});
     return out;
 }
 
-// AF_INET / AF_INET6 sockets of any type but SOCK_STREAM and SOCK_DGRAM.
+// AF_INET / AF_INET6 sockets of any type but SOCK_STREAM (1) and SOCK_DGRAM (2), by the bits
+// of the type's low nibble: 4 or 8 set (4 to 15), or exactly 0 or 3.
 Alternatives inet_not_stream_or_dgram() {
+    static_assert(SOCK_STREAM == 1 && SOCK_DGRAM == 2 && kSockTypeMask == 0xf);
     Alternatives out;
-    for (int family : {AF_INET, AF_INET6})
-        for (int t = 0; t <= static_cast<int>(kSockTypeMask); ++t)
-            if (t != SOCK_STREAM && t != SOCK_DGRAM)
-                out.push_back({low32_eq(0, family), sock_type_is(1, t)});
+    for (int family : {AF_INET, AF_INET6}) {
+        out.push_back({low32_eq(0, family), bits_set(1, 0x4)});
+        out.push_back({low32_eq(0, family), bits_set(1, 0x8)});
+        out.push_back({low32_eq(0, family), sock_type_is(1, 0)});
+        out.push_back({low32_eq(0, family), sock_type_is(1, 3)});
+    }
     return out;
 }
 

@@ -89,16 +89,30 @@ TEST_CASE("both variants embedded at build time are the table compiled now",
 }
 
 TEST_CASE("cage.network picks the mode; an unknown setting is refused", "[cage][netns]") {
+    const NetworkNeeds relay{true, 7}, closed{false, 7}, old_kernel{false, 3};
     std::string note;
-    CHECK(choose_network_mode("landlock", "p", note) == NetworkMode::landlock);
+    for (const NetworkNeeds& n : {relay, closed, old_kernel}) {
+        CHECK(choose_network_mode("landlock", "p", n, note) == NetworkMode::landlock);
+        CHECK(note.empty());
+    }
+    // Without a relay, from ABI 4 Landlock refuses every connect and bind: no namespace.
+    CHECK(landlock_closes_network(closed));
+    CHECK_FALSE(landlock_closes_network(relay));
+    CHECK_FALSE(landlock_closes_network(old_kernel));
+    CHECK(choose_network_mode("auto", "p", closed, note) == NetworkMode::landlock);
     CHECK(note.empty());
+
     std::string why;
     bool userns = can_create_user_namespace(&why);
     INFO(why);
-    CHECK(choose_network_mode("auto", "p", note) ==
-          (userns ? NetworkMode::netns : NetworkMode::landlock));
-    CHECK(note.empty() == userns);
-    CHECK_THROWS_WITH(choose_network_mode("bridge", "p", note),
+    for (const NetworkNeeds& n : {relay, old_kernel}) {
+        note.clear();
+        CHECK(choose_network_mode("auto", "p", n, note) ==
+              (userns ? NetworkMode::netns : NetworkMode::landlock));
+        CHECK(note.empty() == userns);
+    }
+    if (userns) CHECK(choose_network_mode("netns", "p", closed, note) == NetworkMode::netns);
+    CHECK_THROWS_WITH(choose_network_mode("bridge", "p", closed, note),
                       Catch::Contains("cage.network \"bridge\""));
 }
 
@@ -173,19 +187,36 @@ TEST_CASE("without user namespaces auto falls back to landlock and says so; netn
             "CLONE_NEWUSER to toolcage instead");
     Scratch s;
 
+    // Without a relay, from ABI 4 "auto" needs no namespace: Landlock refuses all TCP.
     s.policy["cage"]["network"] = "auto";
-    Result a = run_toolcage(
+    Result closed = run_toolcage(
         s, {"run", "--verbose", "--policy", s.policy_file(), "--", "/bin/sh", "-c", "echo ran"},
         how);
+    INFO(closed.out);
+    CHECK(closed.status == 0);
+    CHECK(closed.out.find("ran\n") != std::string::npos);
+    CHECK(closed.out.find("no private network namespace") == std::string::npos);
+    CHECK(closed.out.find("network: landlock (the host's network; no TCP connect or bind)") !=
+          std::string::npos);
+
+    // Below ABI 4 it wants one, and without one says what that leaves.
+    Result a = run_toolcage(s,
+                            {"run", "--verbose", "--landlock-abi", "3", "--policy",
+                             s.policy_file(), "--", "/bin/sh", "-c", "echo ran"},
+                            how);
     INFO(a.out);
     CHECK(a.status == 0);
     CHECK(a.out.find("ran\n") != std::string::npos);
     CHECK(a.out.find("cage.network \"auto\": no private network namespace") != std::string::npos);
-    CHECK(a.out.find("network: landlock") != std::string::npos);
+    CHECK(a.out.find("TCP is not restricted: Landlock ABI 3 has no network rights") !=
+          std::string::npos);
+    CHECK(a.out.find("network: landlock (the host's network; TCP unrestricted") !=
+          std::string::npos);
     // Without --verbose the fallback is still said: the step is less isolated than it could be.
-    Result quiet = run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/true"}, how);
+    Result quiet = run_toolcage(
+        s, {"run", "--landlock-abi", "3", "--policy", s.policy_file(), "--", "/bin/true"}, how);
     CHECK(quiet.status == 0);
-    CHECK(quiet.out.find("using the Landlock port rule") != std::string::npos);
+    CHECK(quiet.out.find("no private network namespace") != std::string::npos);
 
     s.policy["cage"]["network"] = "netns";
     Result n = run_toolcage(
@@ -204,14 +235,16 @@ TEST_CASE("without user namespaces auto falls back to landlock and says so; netn
     CHECK(j["would_run"] == false);
     CHECK(j["refusal"].get<std::string>().find("cage.network") != std::string::npos);
     s.policy["cage"]["network"] = "auto";
-    Result da = run_toolcage(s, {"doctor", "--json", "--policy", s.policy_file()}, how);
+    Result da = run_toolcage(
+        s, {"doctor", "--json", "--landlock-abi", "3", "--policy", s.policy_file()}, how);
     auto ja = nlohmann::json::parse(da.out.substr(da.out.find('{')));
     CHECK(ja["network_mode"] == "landlock");
     CHECK_FALSE(ja["network_note"].get<std::string>().empty());
 
     // And with user namespaces, the same policy gets its private network.
-    Result back =
-        run_toolcage(s, {"doctor", "--json", "--policy", s.policy_file()}, {who, false, {}});
+    Result back = run_toolcage(
+        s, {"doctor", "--json", "--landlock-abi", "3", "--policy", s.policy_file()},
+        {who, false, {}});
     if (!off.active()) {
         auto jb = nlohmann::json::parse(back.out.substr(back.out.find('{')));
         CHECK(jb["network_mode"] == "netns");

@@ -430,13 +430,21 @@ TEST_CASE("no io_uring, ptrace, process_vm_writev or signals outside the cage",
     SUCCEEDS(fx.uncaged(who, {"ptrace-child"}));
     SUCCEEDS(fx.uncaged(who, {"vm_writev-child"}));
 
-    // A process of the same user outside the cage.
+    // A process of the same user outside the cage, ready once it has said so (its ids changed).
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
     pid_t outside = ::fork();
     if (outside == 0) {
+        ::close(ready[0]);
         if (who == As::nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) _exit(3);
+        if (::write(ready[1], "r", 1) != 1) _exit(4);
+        ::close(ready[1]);
         for (;;) ::pause();
     }
-    ::usleep(20000);
+    ::close(ready[1]);
+    char byte = 0;
+    REQUIRE(::read(ready[0], &byte, 1) == 1);
+    ::close(ready[0]);
     REFUSED(fx.caged(who, {"kill", std::to_string(outside)}));
     SUCCEEDS(fx.caged(who, {"kill-child"}));
     SUCCEEDS(fx.uncaged(who, {"kill", std::to_string(outside)}));
