@@ -135,16 +135,18 @@ LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
 }
 
 OpenedPaths::~OpenedPaths() {
-    if (fds.empty()) return;
     std::vector<int> sorted = fds;
     std::sort(sorted.begin(), sorted.end());
-    // Every number from the lowest to the highest is ours: one call closes them all.
-    bool block = static_cast<std::size_t>(sorted.back() - sorted.front()) + 1 == sorted.size() &&
-                 std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
-    if (block && ::syscall(SYS_close_range, static_cast<unsigned>(sorted.front()),
-                           static_cast<unsigned>(sorted.back()), 0U) == 0)
-        return;
-    for (int f : fds) ::close(f);
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    // Each run of consecutive numbers is ours alone: one call closes it.
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+        if (j == i || ::syscall(SYS_close_range, static_cast<unsigned>(sorted[i]),
+                                static_cast<unsigned>(sorted[j]), 0U) != 0)
+            for (std::size_t k = i; k <= j; ++k) ::close(sorted[k]);
+        i = j + 1;
+    }
 }
 
 void leave_network_to_namespace(LandlockPlan& plan) {
