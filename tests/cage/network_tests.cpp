@@ -201,8 +201,8 @@ TEST_CASE("without user namespaces auto falls back to landlock and says so; netn
 
     // Below ABI 4 it wants one, and without one says what that leaves.
     Result a = run_toolcage(s,
-                            {"run", "--verbose", "--landlock-abi", "3", "--policy",
-                             s.policy_file(), "--", "/bin/sh", "-c", "echo ran"},
+                            {"run", "--verbose", "--landlock-abi", "3", "--policy", s.policy_file(),
+                             "--", "/bin/sh", "-c", "echo ran"},
                             how);
     INFO(a.out);
     CHECK(a.status == 0);
@@ -242,9 +242,9 @@ TEST_CASE("without user namespaces auto falls back to landlock and says so; netn
     CHECK_FALSE(ja["network_note"].get<std::string>().empty());
 
     // And with user namespaces, the same policy gets its private network.
-    Result back = run_toolcage(
-        s, {"doctor", "--json", "--landlock-abi", "3", "--policy", s.policy_file()},
-        {who, false, {}});
+    Result back =
+        run_toolcage(s, {"doctor", "--json", "--landlock-abi", "3", "--policy", s.policy_file()},
+                     {who, false, {}});
     if (!off.active()) {
         auto jb = nlohmann::json::parse(back.out.substr(back.out.find('{')));
         CHECK(jb["network_mode"] == "netns");

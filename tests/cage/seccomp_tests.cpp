@@ -209,8 +209,8 @@ std::vector<int> outcomes(const std::vector<SocketCall>& calls, const SeccompPro
     if (pid == 0) {
         ::close(pipefd[0]);
         std::string what;
-        if (prog && (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-                     install_seccomp(*prog, what) != 0))
+        if (prog &&
+            (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || install_seccomp(*prog, what) != 0))
             _exit(100);
         std::vector<int> out;
         for (const auto& c : calls) {
@@ -266,10 +266,9 @@ TEST_CASE("the socket rules refuse exactly the families, types and protocols the
         ++told;
         const SocketCall& c = calls[i];
         const bool by_filter = caged[i] == EPERM;
-        INFO((c.pair ? "socketpair(" : "socket(") << std::hex << "0x" << c.family << ", 0x"
-                                                  << c.type << ", " << std::dec << c.protocol
-                                                  << ") errno bare " << bare[i] << ", caged "
-                                                  << caged[i]);
+        INFO((c.pair ? "socketpair(" : "socket(")
+             << std::hex << "0x" << c.family << ", 0x" << c.type << ", " << std::dec << c.protocol
+             << ") errno bare " << bare[i] << ", caged " << caged[i]);
         CHECK(by_filter == meant_refused(c, variant));
         // Not refused: the same answer as without the filter.
         if (!by_filter) CHECK(caged[i] == bare[i]);
