@@ -128,8 +128,13 @@ std::string network_text(const DoctorReport& r) {
     if (r.network_mode == "netns")
         return r.relay_enabled ? "private network namespace: loopback only; out through the relay"
                                : "private network namespace: loopback only, no way out";
+    const auto& missing = r.landlock.missing;
+    if (std::find(missing.begin(), missing.end(), "net.connect_tcp") != missing.end())
+        return "TCP not restricted: Landlock ABI " + std::to_string(r.landlock.abi) +
+               " has no network rights";
     return r.relay_enabled ? "TCP connect to the relay's port only"
-                           : "closed: no TCP connect or bind";
+                           : "closed: no TCP connect or bind, loopback included (a test suite "
+                             "that serves on loopback needs cage.network \"netns\")";
 }
 
 }  // namespace
