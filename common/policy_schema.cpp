@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/host_names.h"
 
 namespace toolcage {
 
@@ -171,28 +172,6 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
     }
 }
 
-bool valid_port(const std::string& s) {
-    if (s.empty() || s.size() > 5 || !std::all_of(s.begin(), s.end(), ::isdigit)) return false;
-    long n = std::stol(s);
-    return n >= 1 && n <= 65535;
-}
-
-bool valid_hostname(const std::string& h) {
-    if (h.empty() || h.size() > 253) return false;
-    std::size_t start = 0;
-    while (start <= h.size()) {
-        std::size_t dot = h.find('.', start);
-        std::string label = h.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
-            return false;
-        for (unsigned char c : label)
-            if (!(std::isalnum(c) || c == '-' || c == '_')) return false;
-        if (dot == std::string::npos) break;
-        start = dot + 1;
-    }
-    return true;
-}
-
 void check_relay(const json& r, const std::string& file, const std::string& ptr) {
     need(r.is_object(), r, file, ptr, "must be an object");
     only_keys(r, {"enabled", "allow", "allow_private", "upstream", "max_tunnels"}, file, ptr);
@@ -216,30 +195,14 @@ void check_relay(const json& r, const std::string& file, const std::string& ptr)
 
 }  // namespace
 
+// One grammar with the relay's --allow (common/host_names.h); a policy also writes host names
+// as the relay compares them, in lowercase.
 std::string check_allow_entry(const std::string& entry) {
     if (entry == "{npm_registry}") return "";
-    std::string host = entry, port;
-    auto colon = entry.rfind(':');
-    if (colon != std::string::npos) {
-        host = entry.substr(0, colon);
-        port = entry.substr(colon + 1);
-        if (!valid_port(port)) return "port out of range; use host:PORT with PORT from 1 to 65535";
-    }
-    if (host.find_first_of("[]/@%\\ ") != std::string::npos || host.find(':') != std::string::npos)
-        return "not a host name; write host, host:port or *.suffix[:port] (no scheme, path or user)";
-    std::string lower = host;
-    std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-    if (lower != host) return "host names are written in lowercase";
-    if (host == "*") return "\"*\" would allow every host; name the hosts";
-    if (host.starts_with("*.")) {
-        std::string suffix = host.substr(2);
-        if (suffix.find('.') == std::string::npos)
-            return "a wildcard must name at least two labels (use *.example.com, not *.com)";
-        host = suffix;
-    }
-    if (host.find('*') != std::string::npos) return "a wildcard may only be a leading \"*.\"";
-    if (!host.empty() && host.back() == '.') host.pop_back();
-    if (!valid_hostname(host)) return "not a valid host name (labels of letters, digits and '-')";
+    std::string problem;
+    if (!read_allow_entry(entry, problem)) return problem;
+    if (std::any_of(entry.begin(), entry.end(), [](unsigned char c) { return std::isupper(c); }))
+        return "host names are written in lowercase";
     return "";
 }
 

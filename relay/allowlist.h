@@ -12,17 +12,9 @@
 
 namespace toolcage::relay {
 
-struct AllowEntry {
-    std::string text;   // as written, for messages
-    std::string host;   // canonical; for a wildcard the suffix after "*."
-    bool wildcard = false;
-    bool ip = false;    // an IP literal entry (canonical spelling); IPv6 without brackets
-    uint16_t port = 443;
-};
-
-// Parses one entry; `where` names its source for the error (e.g. `--allow`, `relay.allow in
-// forge.json`). Throws toolcage::Error naming the entry, the problem and the fix.
-AllowEntry parse_allow_entry(std::string_view text, std::string_view where);
+// Entries are read by the one grammar of common/host_names.h.
+using toolcage::AllowEntry;
+using toolcage::parse_allow_entry;
 
 class Allowlist {
 public:

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/host_names.h"
+
 namespace toolcage::relay {
 
 struct Target {
@@ -35,15 +37,9 @@ struct TargetParse {
 // non-ASCII bytes, a missing or malformed port, and malformed host names.
 TargetParse parse_target(std::string_view text);
 
-// Checks a host name (no port) and returns its canonical form, or an error in `error`.
-// Used for targets and allowlist entries alike, so both are judged by one rule.
-std::optional<std::string> canonical_hostname(std::string_view host, std::string& error);
-
-// Whether `host` (canonical, no brackets) would be read as an IPv4 address by some resolver:
-// anything inet_aton() accepts, or a name whose last label is numeric (1.2.3.4.5, 0x7f).
-bool looks_like_ipv4(std::string_view host);
-
-// Parses "123" into a port 1..65535 (no sign, no leading zero).
-std::optional<uint16_t> parse_port(std::string_view text);
+// The host-name grammar shared with the allowlist and the policy schema.
+using toolcage::canonical_hostname;
+using toolcage::looks_like_ipv4;
+using toolcage::parse_port;
 
 }  // namespace toolcage::relay

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/host_names.h"
 #include "common/policy_schema.h"
 
 using nlohmann::json;
@@ -52,11 +53,11 @@ TEST_CASE("each malformed field is reported at its pointer") {
         {R"({"cage": {"limits": {"procs": 1}}})", "p.json: /cage/limits/procs: unknown field"},
         {R"({"cage": {"protected_paths": ["/abs"]}})", "p.json: /cage/protected_paths/0: \"/abs\": a path relative"},
         {R"({"cage": {"protect": "mount"}})", "p.json: /cage/protect: \"mount\": use \"check\" (restore after the step) or \"landlock\""},
-        {R"({"relay": {"allow": ["*"]}})", "p.json: /relay/allow/0: \"*\": \"*\" would allow every host"},
+        {R"({"relay": {"allow": ["*"]}})", "p.json: /relay/allow/0: \"*\": a bare wildcard would allow every host"},
         {R"({"relay": {"allow": ["*.com"]}})", "p.json: /relay/allow/0: \"*.com\": a wildcard must name at least two labels"},
-        {R"({"relay": {"allow": ["https://x.org"]}})", "p.json: /relay/allow/0: \"https://x.org\": "},
+        {R"({"relay": {"allow": ["https://x.org"]}})", "p.json: /relay/allow/0: \"https://x.org\": not a host name: write host, host:port"},
         {R"({"relay": {"allow": ["Example.org"]}})", "p.json: /relay/allow/0: \"Example.org\": host names are written in lowercase"},
-        {R"({"relay": {"allow": ["a..b"]}})", "p.json: /relay/allow/0: \"a..b\": not a valid host name"},
+        {R"({"relay": {"allow": ["a..b"]}})", "p.json: /relay/allow/0: \"a..b\": the host name has an empty label"},
         {R"({"relay": {"enabled": "yes"}})", "p.json: /relay/enabled: \"yes\": must be true or false"},
         {R"({"relay": {"upstream": "socks5://x:1"}})", "p.json: /relay/upstream: \"socks5://x:1\": must be"},
     };
@@ -71,8 +72,29 @@ TEST_CASE("each malformed field is reported at its pointer") {
 
 TEST_CASE("valid allowlist entries pass") {
     for (const char* ok : {"pypi.org", "pypi.org:443", "*.example.com", "*.example.com:8443",
-                           "a-b.c_d.example.org", "{npm_registry}", "localhost:1"})
+                           "a-b.c_d.example.org", "{npm_registry}", "localhost:1", "192.0.2.10",
+                           "192.0.2.10:8443", "[2001:db8::1]", "[2001:db8::1]:443"})
         CHECK(toolcage::check_allow_entry(ok).empty());
+}
+
+// A policy's relay.allow and the relay's --allow are read by one parser: what one accepts the
+// other does, except that a policy writes host names in lowercase.
+TEST_CASE("policy allowlist entries follow the relay's grammar") {
+    for (const char* e : {"pypi.org", "pypi.org.", "x.org:0443", "x.org:", "*.org", "**.x.org",
+                          "a.*.org", "[2001:DB8::1]", "[2001:db8::01]:443", "2001:db8::1", "127.1",
+                          "0x7f.0.0.1", "1.2.3.4.5", "[fe80::1%eth0]", "user@x.org", "x.org/path",
+                          "-x.org", "x_y.org", "Registry.NPMJS.org", "", "[::1", "[::1]x"}) {
+        INFO(e);
+        std::string problem;
+        const bool relay_reads = toolcage::read_allow_entry(e, problem).has_value();
+        const std::string schema = toolcage::check_allow_entry(e);
+        const bool upper = std::string_view(e).find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+                           std::string_view::npos;
+        CHECK(schema.empty() == (relay_reads && !upper));
+        if (!relay_reads) CHECK(schema == problem);
+    }
+    CHECK(toolcage::check_allow_entry("[2001:DB8::1]").find("canonical form: [2001:db8::1]") !=
+          std::string::npos);
 }
 
 TEST_CASE("a full document converts to the model") {
