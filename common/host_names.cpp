@@ -29,8 +29,7 @@ bool numeric_label(std::string_view label) {
         return std::all_of(label.begin() + 2, label.end(),
                            [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
     if (label == "0x" || label == "0X") return true;
-    return std::all_of(label.begin(), label.end(),
-                       [](char c) { return c >= '0' && c <= '9'; });
+    return std::all_of(label.begin(), label.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 }  // namespace
@@ -98,8 +97,9 @@ std::optional<AllowEntry> read_allow_entry(std::string_view text, std::string& p
     bool has_port = false;
     if (text.empty()) return fail("an entry is empty (write host, host:port or *.example.com)");
     if (text.find_first_of("/@") != std::string_view::npos)
-        return fail("not a host name: write host, host:port or *.example.com, without a scheme, "
-                    "path or user");
+        return fail(
+            "not a host name: write host, host:port or *.example.com, without a scheme, "
+            "path or user");
     if (text.front() == '[') {
         size_t close = text.find(']');
         if (close == std::string_view::npos)
@@ -120,7 +120,8 @@ std::optional<AllowEntry> read_allow_entry(std::string_view text, std::string& p
         char canon[INET6_ADDRSTRLEN];
         ::inet_ntop(AF_INET6, &a, canon, sizeof canon);
         if (h != canon)
-            return fail(std::string("write the IPv6 address in its canonical form: [") + canon + "]");
+            return fail(std::string("write the IPv6 address in its canonical form: [") + canon +
+                        "]");
         e.host = canon;
         e.ip = true;
     } else {
@@ -149,8 +150,9 @@ std::optional<AllowEntry> read_allow_entry(std::string_view text, std::string& p
             if (::inet_pton(AF_INET, bare.c_str(), &a) == 1)
                 ::inet_ntop(AF_INET, &a, canon, sizeof canon);
             if (bare != canon || bare.size() != host.size())
-                return fail("an IPv4 address must be written as a plain dotted quad, e.g. "
-                           "192.0.2.10");
+                return fail(
+                    "an IPv4 address must be written as a plain dotted quad, e.g. "
+                    "192.0.2.10");
             e.host = canon;
             e.ip = true;
         } else {
