@@ -51,8 +51,6 @@ void refuse_hook_call(int argc, char** argv, const std::string& why) {
     }
 }
 
-}  // namespace
-
 int run_main(int argc, char** argv) {
     try {
         CLI::App app{"toolcage: a second fence for AI agents that run other people's code"};
@@ -82,6 +80,8 @@ int run_main(int argc, char** argv) {
     }
     return kExitBlock;
 }
+
+}  // namespace
 
 // The kernel frees what the process holds; the destructors of its static tables (compiled
 // profiles, classifier tables, CLI11's validators) cost a tenth of a caged step's start-up.
