@@ -126,6 +126,9 @@ json load_merged(const fs::path& file, std::vector<std::string>& visiting,
         merged = load_merged(find_base(doc["extends"].get<std::string>(), file.parent_path()),
                              visiting, chain);
         visiting.pop_back();
+        // A name is the file's own: inherited, every unnamed policy that extends "default"
+        // would be logged and shown as "default".
+        merged.erase("name");
     }
     chain.push_back(canon);
     merge_into(merged, doc);

@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
             e.policy = load_policy_file(e.file);
             auto doc = nlohmann::json::parse(e.text, nullptr, true, /*ignore_comments=*/true);
             if (doc.contains("extends")) e.extends = doc["extends"].get<std::string>();
+            // The loader names an unnamed policy after its file: after the file it is loaded
+            // from, which need not be the one compiled here.
+            if (!doc.contains("name")) e.policy.name.clear();
             entries.push_back(std::move(e));
         }
         // A base is the shipped profile its chain went through (chain: base first).

@@ -79,6 +79,16 @@ TEST_CASE("a child's scalars replace the base's and its lists add to them") {
     CHECK(p.cage.protected_paths == std::vector<std::string>{".git/config"});
 }
 
+TEST_CASE("a policy's name is its own: an unnamed one is named after its file, not its base") {
+    TempDir d;
+    d.write("base.json", R"({"name": "base-policy"})");
+    d.write("mine.json", R"({"extends": "base", "description": "no name of its own"})");
+    d.write("named.json", R"({"extends": "base", "name": "named-policy"})");
+    CHECK(toolcage::load_policy_file(d.path / "mine.json").name == "mine");
+    CHECK(toolcage::load_policy_file(d.path / "named.json").name == "named-policy");
+    CHECK(toolcage::load_policy_file(d.path / "base.json").name == "base-policy");
+}
+
 TEST_CASE("comments are allowed and JSON errors give line and column") {
     TempDir d;
     auto ok = d.write("c.json", "// a comment\n{ /* inline */ \"name\": \"c\" }\n");
