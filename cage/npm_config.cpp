@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -78,31 +79,12 @@ std::string env_replace(const std::string& s, const Environment& env) {
     return out;
 }
 
-// A JSON string literal's text; nullopt when it is not one.
+// A JSON string literal's text (ini reads a quoted value with JSON.parse); nullopt when it is
+// not one.
 std::optional<std::string> json_string(const std::string& q) {
-    if (q.size() < 2 || q.front() != '"' || q.back() != '"') return std::nullopt;
-    std::string out;
-    for (std::size_t i = 1; i + 1 < q.size(); ++i) {
-        char c = q[i];
-        if (c == '"' || static_cast<unsigned char>(c) < 0x20) return std::nullopt;
-        if (c != '\\') {
-            out += c;
-            continue;
-        }
-        if (++i + 1 >= q.size()) return std::nullopt;
-        switch (q[i]) {
-            case '"': out += '"'; break;
-            case '\\': out += '\\'; break;
-            case '/': out += '/'; break;
-            case 'b': out += '\b'; break;
-            case 'f': out += '\f'; break;
-            case 'n': out += '\n'; break;
-            case 'r': out += '\r'; break;
-            case 't': out += '\t'; break;
-            default: return std::nullopt;  // \u escapes: not in a registry URL worth guessing
-        }
-    }
-    return out;
+    nlohmann::json j = nlohmann::json::parse(q, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_string()) return std::nullopt;
+    return j.get<std::string>();
 }
 
 // ini's unsafe(): a quoted value unquoted, else cut at the first unescaped ';' or '#'.
