@@ -164,17 +164,6 @@ PathInfo Analyzer::classify_abs(const std::string& p) const {
             }
         }
     }
-    if (!classified) {
-        for (const std::string& t : place_->temps) {
-            if (path_within(p, t)) {
-                classified = true;
-                // The temp directory itself is shared system state; what is in it is scratch.
-                info.cls = p == t ? PathClass::system : PathClass::temp;
-                info.temp_root = p == t;
-                break;
-            }
-        }
-    }
     if (!classified && !c.home.empty() && c.home != "/" && path_within(p, c.home)) {
         classified = true;
         info.cls = PathClass::home;
@@ -189,6 +178,26 @@ PathInfo Analyzer::classify_abs(const std::string& p) const {
         }
         for (std::string_view r : kHomeRc) {
             if (rel == r) info.rc_file = true;
+        }
+    }
+    // The home's ancestors and the workspace's hold the home or the workspace: never scratch,
+    // wherever they lie (HOME=/tmp/x makes /tmp such a place).
+    if (!classified && ((!c.home.empty() && c.home != "/" && path_within(c.home, p)) ||
+                        (!c.workspace.empty() && path_within(c.workspace, p)))) {
+        classified = true;
+        info.cls = PathClass::system;
+        info.secret_dir = !c.home.empty() && path_within(c.home, p);
+    }
+    // Only then temp: a home or a workspace under /tmp or /var/tmp is still a home or a workspace.
+    if (!classified) {
+        for (const std::string& t : place_->temps) {
+            if (path_within(p, t)) {
+                classified = true;
+                // The temp directory itself is shared system state; what is in it is scratch.
+                info.cls = p == t ? PathClass::system : PathClass::temp;
+                info.temp_root = p == t;
+                break;
+            }
         }
     }
     if (!classified) {
@@ -269,9 +278,8 @@ PathInfo Analyzer::classify_text_at(const std::string& text, bool glob, bool cwd
         info = classify_abs(dir);
         info.root_glob = true;
         info.path = abs;
-        for (const std::string& t : place_->temps) {
-            if (dir == t) info.cls = PathClass::temp;
-        }
+        // Every entry of a temp root is scratch (unless the root holds the home or workspace).
+        if (info.temp_root) info.cls = PathClass::temp;
     } else {
         std::string placeholder;
         for (size_t k = 0; k < comps.size(); ++k) {

@@ -245,7 +245,9 @@ void chmod_like(Analyzer& a, Call& c, bool is_chmod) {
         }
         targets.push_back(&v);
     }
-    std::string prog = c.name;
+    // Rule ids name the program's table entry, not the name as written: a versioned or
+    // look-alike name ("chmod6") is looked up as the program it stands for.
+    std::string prog = is_chmod ? "chmod" : c.name.find("chgrp") != std::string::npos ? "chgrp" : "chown";
     if (is_chmod && sets_setuid(spec)) {
         a.hit(Decision::deny, "chmod.setuid",
               "`chmod " + spec + "` sets the setuid/setgid bit: a privilege backdoor");

@@ -86,3 +86,51 @@ TEST_CASE("make_context finds the git top level above the working directory", "[
     fs::remove_all(root);
     fs::remove_all(other);
 }
+
+// Wherever the home and the workspace lie (CI runners and containers put HOME under /tmp), the
+// home, its ancestors, the workspace root, its .git and its ancestors are never "temp".
+TEST_CASE("classify: the home and the workspace win over temp, wherever they lie", "[classify][paths]") {
+    using toolcage::Decision;
+    using toolcage::Verdict;
+    using toolcage::classify::classify_command;
+    const std::string homes[] = {"/home/x", "/tmp/x", "/var/tmp/x", "/tmp"};
+    const std::string workspaces[] = {"/home/x/src/proj", "/tmp/ws/proj", "/var/tmp/ws/proj",
+                                      "/srv/ws/proj"};
+    for (const auto& home : homes) {
+        for (const auto& ws : workspaces) {
+            if (home == "/tmp" && ws == "/tmp/ws/proj") continue;  // the workspace would be in it
+            Context c;
+            c.cwd = ws;
+            c.workspace = ws;
+            c.home = home;
+            c.tmp = "/tmp";
+            INFO("HOME=" << home << " workspace=" << ws);
+            bool ws_in_home = ws.starts_with(home + "/");
+            CHECK(classify_path("~", c) == PathClass::home);
+            CHECK(classify_path(home, c) == PathClass::home);
+            CHECK(classify_path("~/.bashrc", c) == PathClass::home);
+            CHECK(classify_path(".", c) == PathClass::workspace_root);
+            CHECK(classify_path(".git", c) == PathClass::git_dir);
+            CHECK(classify_path(".git/config", c) == PathClass::git_dir);
+            PathClass parent = classify_path("..", c);
+            CHECK(parent != PathClass::temp);
+            CHECK(parent == (ws_in_home ? PathClass::home : PathClass::system));
+            CHECK(classify_path("../..", c) != PathClass::temp);
+            CHECK(classify_path(std::filesystem::path(home).parent_path().string(), c) !=
+                  PathClass::temp);
+
+            auto verdict = [&](const std::string& cmd) { return classify_command(cmd, c, {}); };
+            for (const char* cmd : {"rm -rf ~", "rm -rf \"$HOME\"", "rm -rf $HOME/", "rm -rf ~/*",
+                                    "rm -rf ..", "rm -rf ../*", "rm -rf .git", "rm -rf ~/..",
+                                    "echo x > ~/.bashrc"}) {
+                INFO(cmd);
+                Verdict v = verdict(cmd);
+                INFO("got " << to_string(v.decision) << " " << v.rule);
+                CHECK((v.decision == Decision::deny || v.decision == Decision::ask));
+            }
+            // Scratch under the temp directory is still scratch.
+            CHECK(verdict("rm -rf /var/tmp/build-cache-1").decision == Decision::cage);
+            CHECK(verdict("rm -rf ./node_modules").decision == Decision::cage);
+        }
+    }
+}

@@ -102,3 +102,44 @@ TEST_CASE("claude: a broken payload blocks with exit 2 and a reason on stderr", 
                     "not valid JSON");
     require_failure(f.hook(claude_bash("ls", f.ws), {"--policy", "does-not-exist"}), "does-not-exist");
 }
+
+// CI runners and containers put HOME under /tmp or /var/tmp: the home is still the home, and the
+// workspace's parents are not scratch, for the agent's file tools as for the shell.
+TEST_CASE("claude: a home or a workspace under /tmp is not temp", "[claude][paths]") {
+    for (const std::string home_parent : {"/tmp", "/var/tmp", TOOLCAGE_HOOK_TEST_DIR}) {
+        for (const std::string ws_parent : {"/tmp", "/var/tmp", TOOLCAGE_HOOK_TEST_DIR}) {
+            make_dirs(home_parent);
+            make_dirs(ws_parent);
+            TempDir home_root{home_parent};
+            TempDir ws_root{ws_parent};
+            HookFixture f;
+            f.home = home_root / "home";
+            f.ws = ws_root / "proj";
+            make_dirs(f.home);
+            make_dirs(f.ws + "/.git");
+            f.env["HOME"] = f.home;
+            INFO("HOME=" << f.home << " workspace=" << f.ws);
+            auto answer = [&](const json& payload) {
+                return decision_of(f.hook(payload, {"--agent", "claude"}))["permissionDecision"];
+            };
+            for (const char* cmd : {"rm -rf ~", "rm -rf \"$HOME\"", "rm -rf ..", "echo x > ~/.bashrc"}) {
+                INFO(cmd);
+                json d = answer(claude_bash(cmd, f.ws));
+                CHECK((d == "deny" || d == "ask"));
+            }
+            for (const char* file : {"/.bashrc", "/notes.txt", "/.ssh/authorized_keys"}) {
+                INFO(file);
+                json d = answer(claude_payload("Write", {{"file_path", f.home + file}, {"content", "x"}}, f.ws));
+                CHECK((d == "deny" || d == "ask"));
+            }
+            // The workspace itself is still writable (left to Claude Code's own permission mode),
+            // and a build directory in it is deleted in the cage.
+            auto in_ws = f.hook(claude_payload("Write", {{"file_path", f.ws + "/a.txt"}, {"content", "x"}}, f.ws),
+                                {"--agent", "claude"});
+            CHECK(in_ws.out == "{}\n");
+            json caged = decision_of(f.hook(claude_bash("rm -rf ./build", f.ws), {"--agent", "claude"}));
+            CHECK(caged["permissionDecision"] == "allow");
+            CHECK(caged["updatedInput"]["command"].get<std::string>().find(" run --policy ") != std::string::npos);
+        }
+    }
+}

@@ -19,8 +19,7 @@ RunResult run_binary(const std::string& path, const std::vector<std::string>& ar
                      const std::string& input, const std::map<std::string, std::string>& env);
 
 // A fresh directory, removed with everything in it when the object goes. Under `parent`; the
-// protocol tests use the build tree, since a home or workspace under /tmp would be "temp" to the
-// classifier, which no real home is.
+// protocol tests use the build tree, and the path tests /tmp and /var/tmp too.
 class TempDir {
 public:
     explicit TempDir(const std::string& parent = "/tmp");
