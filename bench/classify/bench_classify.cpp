@@ -1,4 +1,4 @@
-// Classifier throughput: every command of the shared corpus plus typical agent commands, one
+// Classifier throughput: every command of the project's corpus (and the shared one, when there) plus typical agent commands, one
 // classify_command() call each. Goal: at least 100,000 commands per second on one core.
 #include <benchmark/benchmark.h>
 
@@ -24,14 +24,17 @@ std::string decode(const std::string& s) {
     return out;
 }
 
+// The project's corpus (tests/data), and the team's shared one when it is there beside it.
 std::vector<std::string> corpus() {
     std::vector<std::string> out;
-    std::ifstream in(std::string(TOOLCAGE_SHARED_DATA) + "/commands.tsv");
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-        size_t t = line.find('\t');
-        if (t != std::string::npos) out.push_back(decode(line.substr(0, t)));
+    for (const std::string dir : {TOOLCAGE_TEST_DATA, TOOLCAGE_SHARED_DATA}) {
+        std::ifstream in(dir + "/commands.tsv");
+        std::string line;
+        std::getline(in, line);
+        while (std::getline(in, line)) {
+            size_t t = line.find('\t');
+            if (t != std::string::npos) out.push_back(decode(line.substr(0, t)));
+        }
     }
     return out;
 }
@@ -61,7 +64,7 @@ const std::vector<std::string> kTypical = {
 void BM_corpus(benchmark::State& state) {
     std::vector<std::string> cmds = corpus();
     if (cmds.empty()) {
-        state.SkipWithError("commands.tsv not found in TOOLCAGE_SHARED_DATA");
+        state.SkipWithError("commands.tsv not found in tests/data");
         return;
     }
     toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/tmp"};

@@ -4,21 +4,18 @@
 #include <random>
 
 #include "classify_helpers.h"
+#include "tests/corpus_file.h"
 
 using toolcage::Decision;
 using toolcage::classify::testing::classify;
 
 namespace {
 
+// The project's corpus, and the team's shared one when it is there.
 std::vector<std::string> corpus_commands() {
     std::vector<std::string> out;
-    std::ifstream in(std::string(TOOLCAGE_SHARED_DATA) + "/commands.tsv");
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-        size_t t = line.find('\t');
-        if (t != std::string::npos) out.push_back(line.substr(0, t));
-    }
+    for (const auto& path : {toolcage::test::kProjectCorpus, toolcage::test::kSharedCorpus})
+        for (const auto& row : toolcage::test::read_corpus(path)) out.push_back(row.command);
     return out;
 }
 

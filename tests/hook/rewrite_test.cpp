@@ -8,37 +8,18 @@
 #include "hook/adapters/rewrite.h"
 #include "hook/shell/ast.h"
 #include "run_binary.h"
+#include "tests/corpus_file.h"
 
 using namespace toolcage;
 using toolcage::test::TempDir;
 
 namespace {
 
-// commands.tsv's first column: \n, \t and \\ decoded, nothing else.
-std::string decode_tsv(const std::string& s) {
-    std::string out;
-    for (size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\\' && i + 1 < s.size()) {
-            char n = s[i + 1];
-            if (n == 'n') { out += '\n'; ++i; continue; }
-            if (n == 't') { out += '\t'; ++i; continue; }
-            if (n == '\\') { out += '\\'; ++i; continue; }
-        }
-        out += s[i];
-    }
-    return out;
-}
-
-std::vector<std::string> shared_commands() {
-    std::ifstream f(std::string(TOOLCAGE_SHARED_DATA) + "/commands.tsv");
-    REQUIRE(f);
+// The project's corpus, and the team's shared one when it is there beside the project.
+std::vector<std::string> corpus_commands() {
     std::vector<std::string> out;
-    std::string line;
-    std::getline(f, line);  // header
-    while (std::getline(f, line)) {
-        if (line.empty()) continue;
-        out.push_back(decode_tsv(line.substr(0, line.find('\t'))));
-    }
+    for (const auto& path : {toolcage::test::kProjectCorpus, toolcage::test::kSharedCorpus})
+        for (const auto& row : toolcage::test::read_corpus(path)) out.push_back(row.command);
     return out;
 }
 
@@ -111,9 +92,9 @@ TEST_CASE("shell_quote wraps in single quotes and escapes embedded ones", "[rewr
     CHECK(hook::shell_quote("it's") == "'it'\\''s'");
 }
 
-TEST_CASE("the rewrite of every shared command parses back to the original as the last argument",
+TEST_CASE("the rewrite of every corpus command parses back to the original as the last argument",
           "[rewrite]") {
-    auto cmds = shared_commands();
+    auto cmds = corpus_commands();
     REQUIRE(cmds.size() > 100);
     for (const auto& c : cmds) check_round_trip(c);
 }
@@ -128,7 +109,7 @@ TEST_CASE("bash itself hands the rewritten command through byte for byte", "[rew
     std::string fake = dir / "toolcage";
     toolcage::test::write_file(fake, "#!/bin/bash\nprintf '%s' \"${@: -1}\"\n");
     chmod(fake.c_str(), 0755);
-    auto cmds = shared_commands();
+    auto cmds = corpus_commands();
     cmds.insert(cmds.end(), kOwnCases.begin(), kOwnCases.end());
     for (const auto& c : cmds) {
         if (c.size() > 4000) continue;
