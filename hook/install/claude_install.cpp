@@ -96,33 +96,59 @@ Settings read_settings(const ClaudeOptions& o) {
 const char* kNote =
     "Claude Code reads hooks when a session starts: start a new session (`/hooks` shows them).";
 
+// A settings file toolcage will not edit (not JSON, an unexpected shape, not writable): the
+// exact lines to merge by hand, and exit 2, as for Hermes.
+Outcome by_hand(const fs::path& file, const std::string& why, const ojson& group) {
+    ojson snippet = ojson::object();
+    snippet["hooks"] = ojson::object();
+    snippet["hooks"]["PreToolUse"] = ojson::array({group});
+    std::string reason = why;
+    const std::string said = " (nothing was changed)";
+    if (reason.ends_with(said)) reason.resize(reason.size() - said.size());
+    Outcome o;
+    o.exit_code = 2;
+    o.err = "toolcage install claude: " + reason + "\n" + file.string() +
+            ": toolcage does not rewrite it (nothing was changed).\nMerge this into it by hand "
+            "(add the object inside \"PreToolUse\" to its hooks.PreToolUse array), then start a "
+            "new Claude Code session:\n\n" +
+            snippet.dump(2) + "\n";
+    return o;
+}
+
 }  // namespace
 
 Outcome install_claude(const ClaudeOptions& o) {
     if (!o.policy.empty()) require_installed_policy(o.policy);
-    Settings s = read_settings(o);
-    ojson value = s.original;
-    ojson& hooks = object_member(value, "hooks", "/hooks", s.file);
-    ojson& pre = array_member(hooks, "PreToolUse", "/hooks/PreToolUse", s.file);
+    const fs::path path = settings_path(o);
     const ojson group = our_group(claude_command(o.policy));
-    auto found = find_ours(pre);
-    if (found.empty()) {
-        pre.push_back(group);
-    } else if (pre[found[0].group]["hooks"].size() == 1) {
-        // Our own group: rewrite it where it is, and drop any copies.
-        size_t keep = found[0].group;
-        remove_found(pre, {found.begin() + 1, found.end()});
-        pre[keep] = group;
-    } else {
-        // Someone put our hook into a group of theirs: take it out and add our own group.
-        remove_found(pre, found);
-        pre.push_back(group);
+    try {
+        ClaudeOptions at = o;
+        at.settings = path.string();
+        Settings s = read_settings(at);
+        ojson value = s.original;
+        ojson& hooks = object_member(value, "hooks", "/hooks", s.file);
+        ojson& pre = array_member(hooks, "PreToolUse", "/hooks/PreToolUse", s.file);
+        auto found = find_ours(pre);
+        if (found.empty()) {
+            pre.push_back(group);
+        } else if (pre[found[0].group]["hooks"].size() == 1) {
+            // Our own group: rewrite it where it is, and drop any copies.
+            size_t keep = found[0].group;
+            remove_found(pre, {found.begin() + 1, found.end()});
+            pre[keep] = group;
+        } else {
+            // Someone put our hook into a group of theirs: take it out and add our own group.
+            remove_found(pre, found);
+            pre.push_back(group);
+        }
+        ChangeSet changes;
+        changes.add(FileEdit{s.file, json_after(s.file, s.original, value, false),
+                             "added toolcage's PreToolUse hook (" +
+                                 group["hooks"][0]["command"].get<std::string>() + ")"});
+        return finish(changes, o.dry_run, "claude (" + s.file.path.string() + ")", kNote);
+    } catch (const Error& e) {
+        return by_hand(path, e.what(), group);
     }
-    ChangeSet changes;
-    changes.add(FileEdit{s.file, json_after(s.file, s.original, value, false),
-                         "added toolcage's PreToolUse hook (" +
-                             group["hooks"][0]["command"].get<std::string>() + ")"});
-    return finish(changes, o.dry_run, "claude (" + s.file.path.string() + ")", kNote);
 }
 
 Outcome uninstall_claude(const ClaudeOptions& o) {

@@ -45,6 +45,23 @@ Run uninstall(const TempDir& d) {
                         d.str());
 }
 
+// A file toolcage will not edit: the exact JSON to merge by hand is printed, and it is the hook
+// an install would have written (parsed back, not matched as text).
+void check_lines_to_merge(const Run& r) {
+    INFO(r.err);
+    CHECK(r.code == 2);
+    auto brace = r.err.find("\n{");
+    REQUIRE(brace != std::string::npos);
+    ojson snippet = ojson::parse(r.err.substr(brace + 1), nullptr, false);
+    REQUIRE(snippet.is_object());
+    const ojson& group = snippet["hooks"]["PreToolUse"][0];
+    CHECK(group["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit");
+    std::string command = group["hooks"][0]["command"];
+    CHECK(command.find("/toolcage hook --agent claude") != std::string::npos);
+    CHECK(command.starts_with("/"));
+    CHECK(r.err.find("Merge this into it by hand") != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("install claude adds one PreToolUse group and keeps every other key and hook",
@@ -126,6 +143,7 @@ TEST_CASE("install claude refuses bad input and changes nothing", "[install][cla
         CHECK(r.err.find("settings.json: not valid JSON at line 3") != std::string::npos);
         CHECK(read_file(d / "settings.json") == "{\n  \"model\": \"opus\",\n}\n");
         CHECK(backups(d.path()).empty());
+        check_lines_to_merge(r);
     }
     SECTION("hooks that is not an object") {
         TempDir d;
@@ -133,6 +151,7 @@ TEST_CASE("install claude refuses bad input and changes nothing", "[install][cla
         Run r = install(d);
         CHECK(r.code == 2);
         CHECK(r.err.find("/hooks is array, expected an object") != std::string::npos);
+        check_lines_to_merge(r);
     }
     SECTION("a read-only settings.json") {
         TempDir d;
@@ -141,6 +160,7 @@ TEST_CASE("install claude refuses bad input and changes nothing", "[install][cla
         CHECK(r.code == 2);
         CHECK(r.err.find("read-only (mode 0444)") != std::string::npos);
         CHECK(read_file(d / "settings.json") == kSettings);
+        check_lines_to_merge(r);
     }
     SECTION("no ~/.claude directory") {
         TempDir home;
