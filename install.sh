@@ -15,7 +15,7 @@ usage: ./install.sh [--prefix DIR] [--no-packages] [--no-demo]
   --hermes-profile NAME    wire the hook into this Hermes profile ("default": ~/.hermes)
   --claude-settings FILE   wire the hook into this Claude Code settings.json
   --openclaw               load and enable toolcage's plugin in OpenClaw
-  --policy NAME            the policy for the Hermes profile (SOUL.md) and the Claude Code hook
+  --policy NAME            the policy for the Hermes profile (SOUL.md), the Claude Code hook and the OpenClaw plugin
 USAGE
 }
 
@@ -110,7 +110,7 @@ if [ -n "$claude_settings" ]; then
 fi
 if [ "$openclaw" -eq 1 ]; then
     echo
-    "$bin" install openclaw || wiring_failed=1
+    "$bin" install openclaw "${policy_args[@]}" || wiring_failed=1
 fi
 
 if [ "$demo" -eq 1 ]; then

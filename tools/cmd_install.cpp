@@ -54,6 +54,8 @@ Subcommand add_agent_commands(CLI::App& app, bool installing) {
         hermes->add_option("--policy", o->hermes.policy,
                            "Set this installed policy in the profile's SOUL.md");
         claude->add_option("--policy", o->claude.policy, "Run the hook with this installed policy");
+        openclaw->add_option("--policy", o->openclaw.policy,
+                             "Run the hook with this installed policy (the plugin's config)");
     }
     for (auto* a : {hermes, claude, openclaw})
         a->add_flag("--dry-run", o->dry_run, "Say what would change, change nothing");

@@ -31,6 +31,7 @@ struct OpenClawOptions {
     std::string
         config;  // openclaw.json; empty: $OPENCLAW_CONFIG_PATH, else ~/.openclaw/openclaw.json
     std::string plugin_dir;  // the plugin; empty: <prefix>/share/toolcage/plugins/openclaw
+    std::string policy;      // install: passed to the hook (the plugin's config); empty: the default
     bool dry_run = false;
 };
 

@@ -1,7 +1,8 @@
 // OpenClaw: the toolcage plugin is loaded from where toolcage installed it (its directory in
-// `plugins.load.paths`, as `openclaw plugins install --link` does) and enabled in
-// `plugins.entries.<id>`. openclaw.json may be JSON5; toolcage rewrites it only when it is plain
-// JSON, and otherwise prints the commands and lines to add.
+// `plugins.load.paths`, as `openclaw plugins install --link` does), enabled in
+// `plugins.entries.<id>`, and told in `plugins.entries.<id>.config` the absolute path of this
+// toolcage (`bin`, never a PATH lookup) and the policy (`policy`). openclaw.json may be JSON5;
+// toolcage rewrites it only when it is plain JSON, and otherwise prints the lines to add.
 #include <cstdlib>
 
 #include "common/error.h"
@@ -53,13 +54,24 @@ std::string plugin_id(const fs::path& dir, bool required) {
     }
 }
 
-std::string by_hand_lines(const fs::path& dir, const std::string& id) {
+// What the plugin reads from its entry's config: where toolcage is, and the policy.
+ojson plugin_config(const std::string& policy) {
+    ojson c = ojson::object();
+    c["bin"] = toolcage_binary();
+    if (!policy.empty()) c["policy"] = policy;
+    return c;
+}
+
+std::string by_hand_lines(const fs::path& dir, const std::string& id, const std::string& policy) {
     ojson v = ojson::object();
     v["plugins"]["load"]["paths"] = ojson::array({dir.string()});
     v["plugins"]["entries"][id]["enabled"] = true;
+    v["plugins"]["entries"][id]["config"] = plugin_config(policy);
     return "    openclaw plugins install --link " + shell_quote(dir.string()) +
            "\n    openclaw plugins enable " + shell_quote(id) +
-           "\n\nor merge into the config:\n\n" + v.dump(2) + "\n";
+           "\n\nand merge into the config (the plugin refuses every call until its config names "
+           "the toolcage binary):\n\n" +
+           v.dump(2) + "\n";
 }
 
 struct Config {
@@ -101,9 +113,8 @@ bool same_dir(const ojson& entry, const fs::path& dir) {
 
 std::string install_note() {
     return "OpenClaw loads plugins when the gateway starts: run `openclaw gateway restart`.\n"
-           "The plugin runs $TOOLCAGE_BIN, else `toolcage` from the gateway's PATH; this toolcage "
-           "is " +
-           toolcage_binary() + ".";
+           "The plugin runs " +
+           toolcage_binary() + " (plugins.entries.<id>.config.bin).";
 }
 
 const char* kNote =
@@ -112,6 +123,7 @@ const char* kNote =
 }  // namespace
 
 Outcome install_openclaw(const OpenClawOptions& o) {
+    if (!o.policy.empty()) require_installed_policy(o.policy);
     const fs::path dir = plugin_dir(o);
     const std::string id = plugin_id(dir, true);
     Config c = read_config(o);
@@ -122,7 +134,7 @@ Outcome install_openclaw(const OpenClawOptions& o) {
                   " is not plain JSON (OpenClaw reads JSON5: comments, unquoted keys, trailing "
                   "commas); toolcage does "
                   "not rewrite it (nothing was changed). [" +
-                  c.why + "]\nRun:\n\n" + by_hand_lines(dir, id);
+                  c.why + "]\nRun:\n\n" + by_hand_lines(dir, id, o.policy);
         return out;
     }
     ojson value = c.original;
@@ -141,6 +153,8 @@ Outcome install_openclaw(const OpenClawOptions& o) {
     ojson& entries = object_member(plugins, "entries", "/plugins/entries", c.file);
     ojson& entry = object_member(entries, id, "/plugins/entries/" + id, c.file);
     entry["enabled"] = true;
+    ojson& config = object_member(entry, "config", "/plugins/entries/" + id + "/config", c.file);
+    config = plugin_config(o.policy);
     if (auto allow = plugins.find("allow"); allow != plugins.end() && allow->is_array()) {
         bool allowed = false;
         for (const auto& a : *allow) allowed = allowed || a == id;

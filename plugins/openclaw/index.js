@@ -13,9 +13,41 @@ export const DEFAULT_TIMEOUT_MS = 15000;
 const MAX_ANSWER_BYTES = 1 << 20;
 const PLUGIN_DIR = path.dirname(fileURLToPath(import.meta.url));
 
-// toolcage as installed: $TOOLCAGE_BIN, else `toolcage` on the PATH.
-export function toolcageBinary(env = process.env) {
-  return env.TOOLCAGE_BIN && env.TOOLCAGE_BIN.length > 0 ? env.TOOLCAGE_BIN : "toolcage";
+const POLICY_NAME = /^[A-Za-z0-9_-]+$/;
+const HOW_TO_FIX =
+  "run `toolcage install openclaw` (it writes the binary's absolute path into " +
+  "plugins.entries.toolcage.config.bin in openclaw.json), or set TOOLCAGE_BIN to toolcage's " +
+  "absolute path in the gateway's environment; then restart the gateway (`openclaw gateway restart`)";
+
+// Where toolcage is and which policy the hook runs with: the plugin's config, as
+// `toolcage install openclaw` wrote it (plugins.entries.<id>.config: bin, policy); without a
+// `bin` there, an absolute $TOOLCAGE_BIN. Never a PATH lookup: whatever `toolcage` came first on
+// the gateway's PATH would decide every call. { bin, policy } or { error }.
+export function toolcageSettings(pluginConfig, env = process.env) {
+  const config = pluginConfig && typeof pluginConfig === "object" ? pluginConfig : {};
+  let bin;
+  let from;
+  if (config.bin !== undefined) {
+    bin = config.bin;
+    from = "plugins.entries.toolcage.config.bin";
+  } else if (typeof env.TOOLCAGE_BIN === "string" && env.TOOLCAGE_BIN.length > 0) {
+    bin = env.TOOLCAGE_BIN;
+    from = "$TOOLCAGE_BIN";
+  } else {
+    return { error: `the plugin does not know where toolcage is installed; ${HOW_TO_FIX}` };
+  }
+  if (typeof bin !== "string" || !path.isAbsolute(bin)) {
+    return { error: `${from} (${JSON.stringify(bin)}) is not an absolute path; ${HOW_TO_FIX}` };
+  }
+  const policy = config.policy;
+  if (policy !== undefined && (typeof policy !== "string" || !POLICY_NAME.test(policy))) {
+    return {
+      error:
+        `plugins.entries.toolcage.config.policy (${JSON.stringify(policy)}) is not a policy name ` +
+        "(letters, digits, - and _); run `toolcage install openclaw --policy NAME` again",
+    };
+  }
+  return { bin, policy };
 }
 
 function expandHome(p) {
@@ -47,12 +79,13 @@ export function workspaceFor(api, agentId) {
 }
 
 // Runs the hook once: { code, stdout, stderr } or { error }.
-export function runHook(bin, payload, timeoutMs) {
+export function runHook(bin, payload, timeoutMs, policy) {
+  const args = ["hook", "--agent", "openclaw", ...(policy ? ["--policy", policy] : [])];
   return new Promise((resolve) => {
     let child;
     try {
       // Its own process group, so that a timeout kills whatever it started too.
-      child = spawn(bin, ["hook", "--agent", "openclaw"], { stdio: ["pipe", "pipe", "pipe"], detached: true });
+      child = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (e) {
       resolve({ error: `cannot start ${bin}: ${e.message}` });
       return;
@@ -144,10 +177,12 @@ export function mapAnswer(toolName, params, result) {
 }
 
 // The before_tool_call handler; `options` lets tests choose the binary and the workspace.
-export function createHandler({ bin, timeoutMs = DEFAULT_TIMEOUT_MS, workspace }) {
+// `error`: the settings could not be read, and every watched call is refused with it.
+export function createHandler({ bin, policy, error, timeoutMs = DEFAULT_TIMEOUT_MS, workspace }) {
   return async (event, ctx) => {
     const toolName = event?.toolName ?? ctx?.toolName;
     if (!SHELL_TOOLS.has(toolName) && !FILE_TOOLS.has(toolName)) return undefined;
+    if (error) return block(`toolcage: the call is refused: ${error}`);
     try {
       const params = event?.params && typeof event.params === "object" ? event.params : {};
       const agentId = typeof ctx?.agentId === "string" && ctx.agentId.length > 0 ? ctx.agentId : "main";
@@ -159,7 +194,7 @@ export function createHandler({ bin, timeoutMs = DEFAULT_TIMEOUT_MS, workspace }
         workspaceDir: workspace(agentId),
         pluginDir: PLUGIN_DIR,
       };
-      return mapAnswer(toolName, params, await runHook(bin, payload, timeoutMs));
+      return mapAnswer(toolName, params, await runHook(bin, payload, timeoutMs, policy));
     } catch (e) {
       return block(`toolcage: the plugin failed, so the call is refused: ${e?.message ?? e}`);
     }
@@ -171,8 +206,10 @@ export default {
   name: "toolcage",
   description: "Decides every exec and file write with `toolcage hook`.",
   register(api) {
+    const settings = toolcageSettings(api?.pluginConfig);
+    if (settings.error) api?.logger?.error?.(`toolcage: ${settings.error}`);
     const handler = createHandler({
-      bin: toolcageBinary(),
+      ...settings,
       workspace: (agentId) => workspaceFor(api, agentId),
     });
     // Runs before other plugins' hooks: a block is final, a rewrite is what they see.

@@ -31,17 +31,26 @@ before(() => {
   process.env.HOME = path.join(root, "home");
   fs.mkdirSync(process.env.HOME);
   process.env.TOOLCAGE_LOG = path.join(root, "decisions.jsonl");
-  process.env.TOOLCAGE_BIN = BIN;
+  // The binary comes from the plugin's config, as `toolcage install openclaw` writes it.
+  delete process.env.TOOLCAGE_BIN;
+  handler = register({ bin: BIN });
+});
+
+// The plugin registered as OpenClaw registers it, with `pluginConfig` from
+// plugins.entries.toolcage.config; its before_tool_call handler.
+function register(pluginConfig, errors = []) {
   const hooks = [];
   const api = {
     config: { agents: { defaults: { workspace: ws } } },
+    pluginConfig,
+    logger: { error: (m) => errors.push(m), warn: () => {}, info: () => {} },
     on: (name, h, opts) => hooks.push({ name, h, opts }),
   };
   plugin.default.register(api);
   assert.equal(hooks.length, 1);
   assert.equal(hooks[0].name, "before_tool_call");
-  handler = hooks[0].h;
-});
+  return hooks[0].h;
+}
 
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -54,7 +63,9 @@ test("package.json and the manifest are what OpenClaw loads", () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(PLUGIN_DIR, "openclaw.plugin.json"), "utf8"));
   assert.equal(manifest.id, "toolcage");
   assert.equal(manifest.id, plugin.default.id);
-  assert.deepEqual(manifest.configSchema, { type: "object", additionalProperties: false, properties: {} });
+  assert.equal(manifest.configSchema.type, "object");
+  assert.equal(manifest.configSchema.additionalProperties, false);
+  assert.deepEqual(Object.keys(manifest.configSchema.properties).sort(), ["bin", "policy"]);
 });
 
 test("a read-only exec goes through unchanged", async () => {
@@ -181,4 +192,52 @@ test("the workspace comes from the agent's config entry, then the defaults", () 
   assert.equal(plugin.workspaceFor(api, "main"), "/srv/ws");
   const viaRuntime = { config: {}, runtime: { agent: { resolveAgentWorkspaceDir: () => "/r/ws" } } };
   assert.equal(plugin.workspaceFor(viaRuntime, "x"), "/r/ws");
+});
+
+test("the binary comes from the plugin's config, else an absolute $TOOLCAGE_BIN, never PATH", () => {
+  const s = plugin.toolcageSettings;
+  assert.deepEqual(s({ bin: "/opt/t/toolcage", policy: "forge" }, { TOOLCAGE_BIN: "/x/toolcage" }),
+    { bin: "/opt/t/toolcage", policy: "forge" });
+  assert.deepEqual(s(undefined, { TOOLCAGE_BIN: "/x/toolcage" }), { bin: "/x/toolcage", policy: undefined });
+  assert.match(s(undefined, {}).error, /toolcage install openclaw/);
+  assert.match(s({}, { PATH: "/usr/bin" }).error, /does not know where toolcage is installed/);
+  assert.match(s(undefined, { TOOLCAGE_BIN: "toolcage" }).error, /\$TOOLCAGE_BIN .* not an absolute path/);
+  assert.match(s({ bin: "bin/toolcage" }, {}).error, /config\.bin .* not an absolute path/);
+  assert.match(s({ bin: 42 }, { TOOLCAGE_BIN: "/x/toolcage" }).error, /not an absolute path/);
+  assert.match(s({ bin: "/opt/t/toolcage", policy: "../etc/x" }, {}).error, /not a policy name/);
+});
+
+test("without a configured binary every watched call is refused, even with a toolcage on PATH", async () => {
+  // A `toolcage` first on the gateway's PATH that would allow everything.
+  const dir = path.join(root, "path-bin");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "toolcage"), `#!/bin/sh\ncat >/dev/null; echo '{"decision":"allow"}'\n`, { mode: 0o755 });
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${dir}:${savedPath}`;
+  try {
+    const errors = [];
+    const h = register(undefined, errors);
+    const r = await h({ toolName: "exec", params: { command: "ls" } }, ctx);
+    assert.equal(r?.block, true, JSON.stringify(r));
+    assert.match(r.blockReason, /^toolcage: .*toolcage install openclaw/);
+    const w = await h({ toolName: "write", params: { path: "a.txt", content: "x" } }, ctx);
+    assert.equal(w?.block, true);
+    assert.equal(await h({ toolName: "read", params: { path: "a.txt" } }, ctx), undefined);
+    assert.equal(errors.length, 1);
+    const bad = register({ bin: "toolcage" });
+    assert.equal((await bad({ toolName: "exec", params: { command: "ls" } }, ctx))?.block, true);
+  } finally {
+    process.env.PATH = savedPath;
+  }
+});
+
+test("the config's policy is passed to the hook", async () => {
+  const strict = register({ bin: BIN, policy: "strict" });
+  const r = await strict({ toolName: "exec", params: { command: "npm install" } }, ctx);
+  assert.equal(r?.block, true, JSON.stringify(r));
+  assert.match(r.blockReason, /^toolcage: /);
+  assert.equal(await strict({ toolName: "exec", params: { command: "ls" } }, ctx), undefined);
+  // The same call under the default policy runs in the cage.
+  const caged = await handler({ toolName: "exec", params: { command: "npm install" } }, ctx);
+  assert.ok(caged?.params?.command.includes(" run --policy 'default'"), JSON.stringify(caged));
 });

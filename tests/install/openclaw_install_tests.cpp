@@ -48,6 +48,8 @@ TEST_CASE("install openclaw loads the plugin from its directory and enables it",
     CHECK(c["gateway"]["port"] == 18789);
     CHECK(c["plugins"]["entries"]["voice-call"]["enabled"] == true);
     CHECK(c["plugins"]["entries"]["toolcage"]["enabled"] == true);
+    // The plugin is told where this toolcage is: never a PATH lookup.
+    CHECK(c["plugins"]["entries"]["toolcage"]["config"] == ojson({{"bin", toolcage_path()}}));
     CHECK(c["plugins"]["load"]["paths"] == ojson::array({s.plugin}));
 
     auto installed = snapshot(s.d.path(), true);
@@ -81,6 +83,7 @@ TEST_CASE("install openclaw leaves a JSON5 config alone and prints what to run",
     CHECK(r.err.find("is not plain JSON") != std::string::npos);
     CHECK(r.err.find("openclaw plugins install --link " + s.plugin) != std::string::npos);
     CHECK(r.err.find("openclaw plugins enable toolcage") != std::string::npos);
+    CHECK(r.err.find("\"bin\": \"" + toolcage_path() + "\"") != std::string::npos);
     CHECK(read_file(s.d / "openclaw.json") == json5);
     CHECK(backups(s.d.path()).empty());
 }
@@ -103,6 +106,14 @@ TEST_CASE("install openclaw refuses bad input and changes nothing", "[install][o
         CHECK(r.code == 2);
         CHECK(r.err.find("/plugins/deny lists \"toolcage\"") != std::string::npos);
     }
+    SECTION("an unknown policy") {
+        Setup s;
+        write_file(s.d / "openclaw.json", kConfig);
+        Run r = s.install({"--policy", "no-such-policy"});
+        CHECK(r.code == 2);
+        CHECK(r.err.find("no such installed policy") != std::string::npos);
+        CHECK(read_file(s.d / "openclaw.json") == kConfig);
+    }
     SECTION("a read-only config") {
         Setup s;
         write_file(s.d / "openclaw.json", kConfig, 0400);
@@ -121,4 +132,22 @@ TEST_CASE("install openclaw creates a missing openclaw.json; uninstall removes i
               s.d / "openclaw.json"))["plugins"]["entries"]["toolcage"]["enabled"] == true);
     REQUIRE(s.uninstall().code == 0);
     CHECK(!file_exists(s.d / "openclaw.json"));
+}
+
+TEST_CASE("install openclaw --policy puts the policy in the plugin's config; a second install "
+          "without it takes it out",
+          "[install][openclaw]") {
+    Setup s;
+    write_file(s.d / "openclaw.json", kConfig);
+    Run r = s.install({"--policy", "forge"});
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    ojson c = ojson::parse(read_file(s.d / "openclaw.json"));
+    CHECK(c["plugins"]["entries"]["toolcage"]["config"] ==
+          ojson({{"bin", toolcage_path()}, {"policy", "forge"}}));
+    REQUIRE(s.install().code == 0);
+    c = ojson::parse(read_file(s.d / "openclaw.json"));
+    CHECK(c["plugins"]["entries"]["toolcage"]["config"] == ojson({{"bin", toolcage_path()}}));
+    REQUIRE(s.uninstall().code == 0);
+    CHECK(read_file(s.d / "openclaw.json") == kConfig);
 }
