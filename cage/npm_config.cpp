@@ -121,6 +121,7 @@ std::string ini_value(const std::string& raw) {
 struct Setting {
     std::string text;
     bool plain = true;
+    bool bare = false;  // a key without '=': true
 };
 using Layer = std::map<std::string, Setting>;
 
@@ -149,6 +150,7 @@ Layer parse_npmrc(const std::string& text, const Environment& env) {
         if (array) key.resize(key.size() - 2);
         if (eq == std::string::npos) {
             s.plain = false;  // a bare key is `true`
+            s.bare = !array;
         } else {
             s.text = ini_value(line.substr(eq + 1));
             s.plain = !array && s.text != "true" && s.text != "false" && s.text != "null";
@@ -253,6 +255,18 @@ std::optional<std::string> default_registry(const std::string& npm_dir) {
 }
 
 }  // namespace
+
+std::vector<NpmrcSetting> npmrc_settings(const std::string& text, const Environment& env) {
+    std::vector<NpmrcSetting> out;
+    for (const auto& [key, s] : parse_npmrc(text, env)) {
+        bool array = !s.plain && !s.bare && s.text != "true" && s.text != "false" && s.text != "null";
+        if (array) continue;
+        out.push_back({key, s.bare ? "true" : env_replace(s.text, env)});
+    }
+    return out;
+}
+
+bool read_small_file(const std::string& path, std::string& out) { return read_file(path, out); }
 
 NpmRegistry npm_registry_setting(const Environment& env, const std::string& cwd) {
     NpmRegistry unknown;

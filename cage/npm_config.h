@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cage/environment.h"
 
@@ -23,5 +24,16 @@ struct NpmRegistry {
 // then npm's default. Values are read as npm's ini parser reads them (quotes, comments,
 // sections, ${VAR} from `env`). Workspace roots above `cwd` are not looked for.
 NpmRegistry npm_registry_setting(const Environment& env, const std::string& cwd = "/");
+
+// The top-level settings of an npmrc (before its first [section]), read as npm's ini parser
+// reads them, `${VAR}` replaced from `env`; a bare key is "true"; arrays (`key[]=`) are left out.
+struct NpmrcSetting {
+    std::string key;
+    std::string value;
+};
+std::vector<NpmrcSetting> npmrc_settings(const std::string& text, const Environment& env);
+
+// A regular file's whole text, up to 4 MiB; false when it cannot be read or is larger.
+bool read_small_file(const std::string& path, std::string& out);
 
 }  // namespace toolcage::cage

@@ -28,6 +28,7 @@
 #include "cage/protected_paths.h"
 #include "cage/reaper.h"
 #include "cage/seccomp.h"
+#include "cage/step_settings.h"
 #include "cage/step_tmpdir.h"
 #include "cage/workspace.h"
 #include "cage/workspace_guard.h"
@@ -248,7 +249,11 @@ void build_step_environment(Step& step) {
     spec.workdir = step.paths.workdir;
     spec.tmpdir = step.paths.tmp;
     if (step.relay.relay) spec.relay_url = step.relay.relay->url;
-    step.env = flatten_environment(build_environment(parse_environ(environ), spec));
+    Environment outer = parse_environ(environ);
+    Environment env = build_environment(outer, spec);
+    // git, npm and pip read the user's settings from the step's TMPDIR, without credentials.
+    add_step_settings(outer, step.paths.tmp, spec.env_set, env);
+    step.env = flatten_environment(env);
 }
 
 void limit_processes(const RunOptions& opt, Step& step) {
@@ -384,7 +389,7 @@ int run_caged(const RunOptions& opt) {
         start_relay(opt, step);             // 3. the relay, or a closed network
         build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
         build_syscall_filter(step);         //    the seccomp table (compiled at build time)
-        build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy
+        build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy, git/npm/pip settings
         status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported

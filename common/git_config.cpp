@@ -232,3 +232,158 @@ std::string first_code_key(std::string_view text) {
 }
 
 }  // namespace toolcage::gitconfig
+
+namespace toolcage::gitconfig {
+
+namespace {
+
+// Keys a step may keep: section, name ("*": any), and whether a subsection may be present.
+// Each says why it is safe to hand to a worker: it names no program, no file and no remote.
+struct InertKey {
+    std::string_view section;
+    std::string_view name;
+    bool any_sub;
+    std::string_view why;
+};
+
+// Sorted by section, then name.
+constexpr InertKey kInertKeys[] = {
+    {"advice", "*", false, "hints on or off"},
+    {"alias", "*", false, "aliases run inside the cage, as the git that reads them"},
+    {"am", "threeway", false, "a merge strategy switch"},
+    {"apply", "whitespace", false, "whitespace handling"},
+    {"author", "email", false, "identity"},
+    {"author", "name", false, "identity"},
+    {"branch", "autosetupmerge", false, "tracking default"},
+    {"branch", "autosetuprebase", false, "tracking default"},
+    {"branch", "sort", false, "listing order"},
+    {"checkout", "defaultremote", false, "a remote's name"},
+    {"color", "*", true, "colours"},
+    {"column", "*", false, "layout"},
+    {"commit", "cleanup", false, "message cleanup mode"},
+    {"commit", "status", false, "message template switch"},
+    {"commit", "verbose", false, "message template switch"},
+    {"committer", "email", false, "identity"},
+    {"committer", "name", false, "identity"},
+    {"core", "abbrev", false, "hash length"},
+    {"core", "autocrlf", false, "line endings"},
+    {"core", "checkstat", false, "index stat checks"},
+    {"core", "commentchar", false, "message comment character"},
+    {"core", "commentstring", false, "message comment string"},
+    {"core", "compression", false, "zlib level"},
+    {"core", "eol", false, "line endings"},
+    {"core", "filemode", false, "executable bit tracking"},
+    {"core", "ignorecase", false, "file name case"},
+    {"core", "precomposeunicode", false, "file name encoding"},
+    {"core", "quotepath", false, "path quoting in output"},
+    {"core", "safecrlf", false, "line ending checks"},
+    {"core", "symlinks", false, "symlink support"},
+    {"core", "trustctime", false, "index stat checks"},
+    {"core", "whitespace", false, "whitespace errors"},
+    {"diff", "algorithm", false, "diff algorithm"},
+    {"diff", "colormoved", false, "diff colours"},
+    {"diff", "context", false, "context lines"},
+    {"diff", "indentheuristic", false, "hunk placement"},
+    {"diff", "mnemonicprefix", false, "diff prefixes"},
+    {"diff", "noprefix", false, "diff prefixes"},
+    {"diff", "renames", false, "rename detection"},
+    {"diff", "submodule", false, "submodule diff format"},
+    {"diff", "wserrorhighlight", false, "whitespace highlighting"},
+    {"fetch", "fsckobjects", false, "checks received objects"},
+    {"fetch", "prune", false, "prunes stale branches"},
+    {"fetch", "prunetags", false, "prunes stale tags"},
+    {"format", "pretty", false, "log format"},
+    {"format", "signoff", false, "sign-off trailer switch"},
+    {"grep", "extendedregexp", false, "pattern syntax"},
+    {"grep", "linenumber", false, "output format"},
+    {"grep", "patterntype", false, "pattern syntax"},
+    {"help", "autocorrect", false, "typo correction"},
+    {"i18n", "commitencoding", false, "message encoding"},
+    {"i18n", "logoutputencoding", false, "output encoding"},
+    {"init", "defaultbranch", false, "first branch's name"},
+    {"log", "abbrevcommit", false, "log format"},
+    {"log", "date", false, "date format"},
+    {"log", "decorate", false, "log format"},
+    {"log", "follow", false, "rename following"},
+    {"merge", "conflictstyle", false, "conflict markers"},
+    {"merge", "defaulttoupstream", false, "merge default"},
+    {"merge", "ff", false, "fast-forward default"},
+    {"merge", "log", false, "merge message"},
+    {"merge", "renames", false, "rename detection"},
+    {"pull", "ff", false, "fast-forward default"},
+    {"pull", "rebase", false, "rebase default"},
+    {"push", "autosetupremote", false, "push default"},
+    {"push", "default", false, "push default"},
+    {"push", "followtags", false, "push default"},
+    {"rebase", "autosquash", false, "rebase default"},
+    {"rebase", "autostash", false, "rebase default"},
+    {"rebase", "updaterefs", false, "rebase default"},
+    {"rerere", "autoupdate", false, "conflict reuse"},
+    {"rerere", "enabled", false, "conflict reuse"},
+    {"status", "branch", false, "output format"},
+    {"status", "relativepaths", false, "output format"},
+    {"status", "short", false, "output format"},
+    {"status", "showuntrackedfiles", false, "output format"},
+    {"status", "submodulesummary", false, "output format"},
+    {"tag", "sort", false, "listing order"},
+    {"transfer", "fsckobjects", false, "checks received objects"},
+    {"user", "email", false, "identity"},
+    {"user", "name", false, "identity"},
+    {"user", "useconfigonly", false, "identity switch"},
+};
+
+constexpr bool sorted_keys() {
+    for (std::size_t i = 1; i < std::size(kInertKeys); ++i) {
+        const auto& a = kInertKeys[i - 1];
+        const auto& b = kInertKeys[i];
+        if (a.section > b.section || (a.section == b.section && a.name >= b.name)) return false;
+    }
+    return true;
+}
+static_assert(sorted_keys(), "kInertKeys must be sorted by section, then name");
+
+std::string quoted(std::string_view v, bool sub) {
+    std::string out = "\"";
+    for (char c : v) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (!sub && c == '\n') out += "\\n";
+        else if (!sub && c == '\t') out += "\\t";
+        else if (!sub && c == '\b') out += "\\b";
+        else out += c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+bool is_inert(const Entry& e) {
+    for (const auto& k : kInertKeys) {
+        if (k.section != e.section) continue;
+        if (k.name != "*" && k.name != e.name) continue;
+        if (e.has_sub && !k.any_sub) return false;
+        // A value git would take for a path or a program never is one here (an alias is the
+        // exception: it runs inside the cage, as the git that reads it).
+        return true;
+    }
+    return false;
+}
+
+std::string format(const std::vector<Entry>& entries) {
+    std::string out;
+    const Entry* last = nullptr;
+    for (const auto& e : entries) {
+        // A subsection cannot hold a newline or NUL: such an entry is not written.
+        if (e.has_sub && e.sub.find_first_of(std::string_view("\n\0", 2)) != std::string::npos)
+            continue;
+        if (e.value.find('\0') != std::string::npos) continue;
+        if (!last || last->section != e.section || last->has_sub != e.has_sub || last->sub != e.sub)
+            out += "[" + e.section + (e.has_sub ? " " + quoted(e.sub, true) : "") + "]\n";
+        out += "\t" + e.name;
+        if (e.has_value) out += " = " + quoted(e.value, false);
+        out += "\n";
+        last = &e;
+    }
+    return out;
+}
+
+}  // namespace toolcage::gitconfig

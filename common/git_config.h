@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace toolcage::gitconfig {
 
@@ -34,5 +35,14 @@ std::string key_text(const Entry& e);
 // The first key in `text` that runs code; empty when none; "(unreadable config)" when `text`
 // cannot be read as git config (which counts as running code: fail closed).
 std::string first_code_key(std::string_view text);
+
+// True for a key a caged step may take from the user's or the system's config: a positive list
+// of settings that name no program, credential, URL or other file (identity, defaults, aliases,
+// colours). Everything else stays out of the step's config: credential.*, url.*, http.*,
+// include/includeIf, core.sshCommand, gpg.*, signing, paths.
+bool is_inert(const Entry& e);
+
+// The entries as git config text that git reads back as the same entries.
+std::string format(const std::vector<Entry>& entries);
 
 }  // namespace toolcage::gitconfig
