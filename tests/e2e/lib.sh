@@ -79,3 +79,29 @@ start_node_helper() {
     [ -s "$WORK/$name.port" ] || fail "$name did not start"
     HELPER_PORT=$(cat "$WORK/$name.port")
 }
+
+# claude_payload COMMAND CWD: Claude Code's PreToolUse for its Bash tool.
+claude_payload() {
+    node -e '
+const [command, cwd] = process.argv.slice(1);
+console.log(JSON.stringify({ session_id: "s", transcript_path: "/dev/null", cwd,
+  permission_mode: "default", hook_event_name: "PreToolUse", tool_name: "Bash",
+  tool_input: { command, description: "e2e", timeout: 120000 }, tool_use_id: "toolu_e2e" }));' "$1" "$2"
+}
+
+# claude_rewrite POLICY COMMAND CWD: asks the hook in Claude Code's dialect, insists on an allow
+# carrying updatedInput.command (a caged command), and prints that command.
+claude_rewrite() {
+    local policy="$1" command="$2" cwd="$3" answer
+    answer=$(claude_payload "$command" "$cwd" | "$TOOLCAGE" hook --agent claude --policy "$policy") \
+        || fail "toolcage hook exited $? for: $command"
+    node -e '
+const a = JSON.parse(process.argv[1]);
+const h = a.hookSpecificOutput || {};
+if (h.hookEventName !== "PreToolUse" || h.permissionDecision !== "allow" || !h.updatedInput ||
+    typeof h.updatedInput.command !== "string") {
+  console.error("not a caged answer: " + process.argv[1]);
+  process.exit(1);
+}
+console.log(h.updatedInput.command);' "$answer" || fail "the hook did not cage: $command"
+}
