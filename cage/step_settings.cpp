@@ -98,10 +98,27 @@ bool write_file(const std::string& path, const std::string& text) {
     return ::close(fd) == 0;
 }
 
+// A regular file's text; empty when there is none (a FIFO or a device is never opened: it
+// could hold the launcher up).
 std::string read_or_empty(const std::string& path) {
+    struct stat st {};
     std::string text;
-    if (path.empty() || !read_small_file(path, text)) return "";
+    if (path.empty() || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        !read_small_file(path, text))
+        return "";
     return text;
+}
+
+// The last value of core.<name> in git config texts (git's last one wins), "~/" expanded.
+std::string core_path(const std::vector<std::string>& texts, const std::string& name,
+                      const std::string& home) {
+    std::string value;
+    for (const auto& text : texts)
+        gitconfig::parse(text, [&](const gitconfig::Entry& e) {
+            if (e.section == "core" && !e.has_sub && e.name == name && e.has_value) value = e.value;
+        });
+    if (value.starts_with("~/")) value = home.empty() ? "" : home + value.substr(1);
+    return value.starts_with("/") ? value : "";
 }
 
 }  // namespace
@@ -249,26 +266,45 @@ void add_step_settings(const Environment& outer, const std::string& tmpdir,
     const std::string dir = tmpdir + "/.toolcage";
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
         throw Error(syscall_error("mkdir(\"" + dir + "\", 0700)", errno));
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::string path = dir + "/" + name;
+        if (!write_file(path, text))
+            throw Error(syscall_error("open(\"" + path + "\", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)",
+                                      errno) +
+                        "; the step's TMPDIR must be writable");
+        return path;
+    };
+
+    // The user's global ignore and attributes files (patterns, nothing that runs) are copied:
+    // git refuses to run at all when the one it would read cannot be opened, and in the cage
+    // the home's cannot.
+    std::string git_paths;
+    struct PatternFile {
+        const char* key;
+        const char* xdg_name;
+        const char* copy;
+    };
+    for (const auto& f : {PatternFile{"excludesfile", "ignore", "gitignore"},
+                          PatternFile{"attributesfile", "attributes", "gitattributes"}}) {
+        std::string from = core_path(global, f.key, home);
+        if (from.empty() && !xdg.empty()) from = xdg + "/git/" + f.xdg_name;
+        gitconfig::Entry e{"core", false, "", f.key, write(f.copy, read_or_empty(from)), true};
+        git_paths += gitconfig::format({e});
+    }
+
     struct File {
         const char* name;
         const char* variable;
         std::string text;
     };
     const File files[] = {
-        {"gitconfig", "GIT_CONFIG_GLOBAL", step_git_config(global)},
+        {"gitconfig", "GIT_CONFIG_GLOBAL", step_git_config(global) + git_paths},
         {"gitconfig-system", "GIT_CONFIG_SYSTEM", step_git_config(system)},
         {"npmrc", "NPM_CONFIG_USERCONFIG", step_npmrc(read_or_empty(userconfig), outer)},
         {"pip.conf", "PIP_CONFIG_FILE", step_pip_conf(pip)},
     };
-    for (const auto& f : files) {
-        if (env_set.count(f.variable)) continue;
-        std::string path = dir + "/" + f.name;
-        if (!write_file(path, f.text))
-            throw Error(syscall_error("open(\"" + path + "\", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)",
-                                      errno) +
-                        "; the step's TMPDIR must be writable");
-        env[f.variable] = path;
-    }
+    for (const auto& f : files)
+        if (!env_set.count(f.variable)) env[f.variable] = write(f.name, f.text);
     env.erase("GIT_CONFIG_NOSYSTEM");
 }
 

@@ -33,7 +33,10 @@ std::string step_pip_conf(const std::vector<std::string>& texts);
 // GIT_CONFIG_SYSTEM; ~/.npmrc or npm_config_userconfig; ~/.pip/pip.conf and
 // $XDG_CONFIG_HOME/pip/pip.conf) and points GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
 // NPM_CONFIG_USERCONFIG and PIP_CONFIG_FILE at them in `env`, except where the policy's
-// env_set already names the variable. Throws Error when a file cannot be written.
+// env_set already names the variable. The user's global git ignore and attributes files
+// (core.excludesFile / core.attributesFile, else ~/.config/git/ignore and attributes) are
+// copied there too, as gitignore and gitattributes, and named in the step's git config.
+// Throws Error when a file cannot be written.
 void add_step_settings(const Environment& outer, const std::string& tmpdir,
                        const std::map<std::string, std::string>& env_set, Environment& env);
 

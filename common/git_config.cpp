@@ -320,6 +320,7 @@ constexpr InertKey kInertKeys[] = {
     {"rebase", "updaterefs", false, "rebase default"},
     {"rerere", "autoupdate", false, "conflict reuse"},
     {"rerere", "enabled", false, "conflict reuse"},
+    {"safe", "directory", false, "the user's trust of repositories others own; what their config runs, runs in the cage"},
     {"status", "branch", false, "output format"},
     {"status", "relativepaths", false, "output format"},
     {"status", "short", false, "output format"},

@@ -217,6 +217,9 @@ struct Home {
             fs::create_directories(d);
         write(".gitconfig", kGitconfig);
         write(".config/git/config", "[alias]\n\tco = checkout\n");
+        write(".gitignore_global", "*.log\n");        // core.excludesFile names it
+        write(".config/git/ignore", "*.never\n");       // git stops when it cannot read one
+        write(".config/git/attributes", "*.bin binary\n");
         write(".git-credentials", "https://erin:SETTINGSSECRETcreds@github.com\n");
         write(".npmrc", "//registry.npmjs.org/:_authToken=SETTINGSSECRETnpm\nfund=false\n");
         write(".pypirc", "[pypi]\npassword = SETTINGSSECRETpypirc\n");
@@ -259,7 +262,7 @@ TEST_CASE("a caged step on a home with tokens: git works with the user's identit
                 "set -e\n"
                 "git init -q repo && cd repo && echo x > f && git add f && git commit -qm one\n"
                 "git log -1 --format='author=%an <%ae>'\n"
-                "git st\n"
+                "touch a.log && git st\n"
                 "git co -q -b b2\n"
                 "git config --global --list; git config --system --list; env\n"
                 "for f in .gitconfig .config/git/config .git-credentials .npmrc .pypirc .config/pip/pip.conf "
@@ -278,6 +281,9 @@ TEST_CASE("a caged step on a home with tokens: git works with the user's identit
         CHECK(out.find("author=Erin Example <erin@example.org>") != std::string::npos);
         CHECK(out.find("user.name=Erin Example") != std::string::npos);
         CHECK(out.find("alias.co=checkout") != std::string::npos);
+        CHECK(out.find("a.log") == std::string::npos);  // the user's global ignore file applies
+        CHECK(out.find("core.excludesfile=/tmp/toolcage-") != std::string::npos);
+        CHECK(out.find("unable to access") == std::string::npos);
         CHECK(out.find("GIT_CONFIG_GLOBAL=/tmp/toolcage-") != std::string::npos);
         CHECK(out.find("fund=false") != std::string::npos);
         CHECK(out.find("Permission denied") != std::string::npos);  // the home's own files
