@@ -58,10 +58,15 @@ bool ours(const FileState& config) {
 }  // namespace
 
 fs::path hermes_plugin_source(const std::string& given) {
-    fs::path dir = given.empty() ? fs::path(toolcage_binary()).parent_path() / ".." / "share" /
-                                       "toolcage" / "plugins" / "hermes"
-                                 : fs::path(given);
     std::error_code ec;
+    fs::path dir = given;
+    if (dir.empty()) {
+        // Installed: <prefix>/bin/toolcage and <prefix>/share/...; the build tree: <bindir>/share.
+        const fs::path bin_dir = fs::path(toolcage_binary()).parent_path();
+        dir = bin_dir / ".." / "share" / "toolcage" / "plugins" / "hermes";
+        if (!fs::is_directory(dir, ec) && fs::is_directory(bin_dir / "share" / "toolcage" / "plugins" / "hermes", ec))
+            dir = bin_dir / "share" / "toolcage" / "plugins" / "hermes";
+    }
     fs::path real = fs::canonical(dir, ec);
     if (!ec) dir = real;
     for (const char* f : kCopied)
