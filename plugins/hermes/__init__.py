@@ -268,11 +268,11 @@ def ask_toolcage(cfg, tool_name, args, task_id, session_id):
 
 
 class Toolcage:
-    """The plugin's state: its configuration, or why it has none (then every call is blocked)."""
+    """The plugin: reads its config.json at every call (a reinstall takes effect on the next
+    call; a config that went missing blocks every call, naming why)."""
 
-    def __init__(self, cfg=None, error=""):
-        self.cfg = cfg
-        self.error = error
+    def __init__(self, config_path=CONFIG_FILE):
+        self.config_path = config_path
         self.has_middleware = False
 
     def tool_request(self, tool_name="", args=None, task_id="", session_id="", **_):
@@ -280,9 +280,9 @@ class Toolcage:
         toolcage's rewrite (so an approved command runs caged too). Deny and the question to
         a person are left to pre_tool_call, which sees the call as it will run."""
         try:
-            if tool_name not in GUARDED_TOOLS or self.cfg is None or not isinstance(args, dict):
+            if tool_name not in GUARDED_TOOLS or not isinstance(args, dict):
                 return None
-            d = ask_toolcage(self.cfg, tool_name, args, task_id, session_id)
+            d = ask_toolcage(load_config(self.config_path), tool_name, args, task_id, session_id)
             if d.kind not in ("cage", "ask") or not d.args:
                 return None
             new_args = dict(args)
@@ -296,9 +296,11 @@ class Toolcage:
         try:
             if tool_name not in GUARDED_TOOLS:
                 return None
-            if self.cfg is None:
-                return _block("hook.error: the toolcage plugin is not configured: " + self.error)
-            d = ask_toolcage(self.cfg, tool_name, args, task_id, session_id)
+            try:
+                cfg = load_config(self.config_path)
+            except ValueError as e:
+                return _block("hook.error: the toolcage plugin is not configured: " + str(e))
+            d = ask_toolcage(cfg, tool_name, args, task_id, session_id)
             if d.kind == "allow":
                 return None
             if d.kind == "block":
@@ -327,15 +329,8 @@ class Toolcage:
             return _block("hook.error: the toolcage plugin failed (" + type(e).__name__ + ": " + str(e) + "); refused")
 
 
-def make_plugin(config_path=CONFIG_FILE):
-    try:
-        return Toolcage(cfg=load_config(config_path))
-    except Exception as e:
-        return Toolcage(error=str(e))
-
-
 def register(ctx):
-    plugin = make_plugin()
+    plugin = Toolcage()
     # pre_tool_call first: without it nothing could block, so it must be in place even when
     # the middleware cannot be registered (then a caged command is refused instead).
     ctx.register_hook("pre_tool_call", plugin.pre_tool_call)
