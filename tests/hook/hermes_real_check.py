@@ -127,7 +127,8 @@ if CASE == "all":
 else:
     configure(policy=asking)
     marker = os.path.join(home, "pwned-after-approval.txt")
-    out, _ = call({"command": "echo ask-me; echo x > %s" % marker})
+    call({"path": "after.sh", "content": "echo x > %s || echo home-refused\n" % marker}, tool="write_file")
+    out, _ = call({"command": "echo ask-me && bash after.sh"})
     print(out)
     if CASE == "ask-once":
         check("approved once: it ran", "ask-me" in out, out)
