@@ -33,12 +33,16 @@ Subcommand add_agent_commands(CLI::App& app, bool installing) {
     sub->add_flag("--dry-run", o->dry_run, "Say what would change, change nothing");
 
     auto* hermes = sub->add_subcommand(
-        "hermes", "Hermes Agent: config.yaml hook, its approval, SOUL.md policy");
+        "hermes", "Hermes Agent: the toolcage plugin, the config.yaml hook, its approval, SOUL.md policy");
     auto* profile = hermes->add_option(
         "--profile", o->hermes.profile,
         "Profile name (~/.hermes/profiles/NAME; default: $HERMES_HOME, else ~/.hermes)");
     hermes->add_option("--hermes-home", o->hermes.hermes_home, "The profile's directory itself")
         ->excludes(profile);
+    hermes->add_option("--plugin-dir", o->hermes.plugin_dir,
+                       "The plugin to install (default: <prefix>/share/toolcage/plugins/hermes)");
+    hermes->add_option("--hermes-version", o->hermes.hermes_version,
+                       "The Hermes version to report for (default: asked of `hermes` on PATH)");
 
     auto* claude = sub->add_subcommand("claude", "Claude Code: a PreToolUse hook in settings.json");
     claude->add_option("--settings", o->claude.settings,
@@ -53,6 +57,8 @@ Subcommand add_agent_commands(CLI::App& app, bool installing) {
     if (installing) {
         hermes->add_option("--policy", o->hermes.policy,
                            "Set this installed policy in the profile's SOUL.md");
+        hermes->add_flag("--print", o->hermes.print,
+                         "Print everything install writes, for an image template; change nothing");
         claude->add_option("--policy", o->claude.policy, "Run the hook with this installed policy");
         openclaw->add_option("--policy", o->openclaw.policy,
                              "Run the hook with this installed policy (the plugin's config)");

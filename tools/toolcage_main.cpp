@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/sanitizers.h"
 #include "tools/commands.h"
+#include "tools/hook_last_words.h"
 
 namespace {
 
@@ -88,6 +89,7 @@ int run_main(int argc, char** argv) {
 // So: stdio flushed (std::cout writes through it), then _Exit. Under AddressSanitizer a normal
 // return, so that LeakSanitizer runs.
 int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "hook") == 0) toolcage::cli::arm_hook_last_words();
     int rc = run_main(argc, argv);
     if (toolcage::kAddressSanitizer) return rc;
     if (std::fflush(nullptr) != 0 && rc == 0) rc = kExitBlock;

@@ -1,5 +1,7 @@
 #include "hook/adapters/decide.h"
 
+#include <sys/stat.h>
+
 #include "hook/adapters/git_guard.h"
 #include "hook/adapters/paths.h"
 #include "hook/adapters/python_readonly.h"
@@ -10,7 +12,7 @@ namespace toolcage::hook {
 
 namespace {
 
-Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
+Verdict judge_shell(const ToolCall& call, const DecideContext& dc) {
     const std::string& cmd = call.command;
     if (cmd.find('\0') != std::string::npos)
         return {Decision::deny, "hook.nul-byte", "the command holds a NUL byte, which bash cannot run as written"};
@@ -27,6 +29,41 @@ Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
     if (v.decision != Decision::deny)
         if (auto p = check_command(cmd, call.cwd, dc.protect, v.decision == Decision::allow)) v = *p;
     return v;
+}
+
+// A directory a rewrite may name as the cage's workdir: absolute and normalised, an existing
+// directory, neither / nor the home directory nor one of its ancestors.
+bool acceptable_workdir(const std::string& w, const std::string& home) {
+    if (w.empty() || w.front() != '/' || w == "/" || absolute_path(w, "/", "") != w) return false;
+    if (!home.empty() && path_within(absolute_path(home, "/", ""), w)) return false;
+    struct stat st {};
+    return ::stat(w.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The command is toolcage's own rewrite (as the Hermes plugin writes it before the shell hook
+// sees it): exactly a form rewrite.cpp produces, with this binary, `run`, the policy chosen for
+// this call and an acceptable workdir. Then the inner command decides: what toolcage would cage
+// passes as it is (it is caged already), a deny or an ask stays one. Anything else, look-alikes
+// included, is judged as usual.
+std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc) {
+    if (call.command.find("toolcage") == std::string::npos) return std::nullopt;
+    auto parts = parse_rewrite(call.command);
+    if (!parts || parts->toolcage_bin != dc.toolcage_bin || parts->policy != dc.policy_arg ||
+        !acceptable_workdir(parts->workdir, dc.home) || parse_rewrite(parts->command))
+        return std::nullopt;
+    ToolCall inner = call;
+    inner.command = parts->command;
+    inner.cwd = parts->workdir;
+    Verdict v = judge_shell(inner, dc);
+    if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
+    return Verdict{Decision::allow, "hook.own-rewrite",
+                   "toolcage's own rewrite (policy " + parts->policy + ", workdir " + parts->workdir +
+                       "): it already runs inside the cage"};
+}
+
+Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
+    if (auto v = own_rewrite(call, dc)) return *v;
+    return judge_shell(call, dc);
 }
 
 bool acceptable_place(PathClass c) { return c == PathClass::workspace || c == PathClass::temp; }
@@ -106,12 +143,22 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
         case ToolKind::execute_code:
             o.verdict = decide_code(call);
             break;
+        case ToolKind::beyond_cage:
+            o.verdict = {Decision::ask, "tool.beyond-cage",
+                         "the " + call.tool + " tool " + call.why + ", where toolcage's cage does not reach"};
+            break;
         case ToolKind::other:
             o.verdict = {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
             break;
     }
     if (o.verdict.decision == Decision::cage)
         o.rewrite = cage_rewrite(dc.toolcage_bin, dc.policy_arg, call.cwd, call.command);
+    // A command a person approves still runs inside the cage: the Hermes plugin puts this
+    // rewrite in place before it asks (a rewrite already is one: it stays as it is).
+    if (o.verdict.decision == Decision::ask && call.kind == ToolKind::shell)
+        o.rewrite = parse_rewrite(call.command)
+                        ? call.command
+                        : cage_rewrite(dc.toolcage_bin, dc.policy_arg, call.cwd, call.command);
     return o;
 }
 

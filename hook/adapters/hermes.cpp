@@ -4,6 +4,8 @@
 // {"action":"approve","message":…} (ask a person) or {"action":"block","message":…}.
 // Exit code 2 blocks even without JSON; a block is written with both, since a Hermes without
 // exit-2 support still reads the JSON, and one without fail_closed still honours exit 2.
+#include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/policy_loader.h"
@@ -17,6 +19,26 @@ using nlohmann::json;
 namespace {
 
 constexpr int kBlockExit = 2;
+
+// Hermes's tools (0.19.0, 0.20.x) that run code or write outside any cage toolcage can apply,
+// sorted by name. `only_with`: the tool does so only when this input field is non-empty.
+struct BeyondCage {
+    std::string_view tool, why, only_with;
+};
+constexpr BeyondCage kBeyondCage[] = {
+    {"browser_cdp", "sends raw DevTools commands to the browser (they run script in its pages)", ""},
+    {"browser_exec", "runs JavaScript in the browser's page", ""},
+    {"computer_use", "types and clicks into any program on the desktop", ""},
+    {"cronjob", "schedules a script that runs before the job's prompt, outside any turn", "script"},
+    {"setup_mcp", "registers a program Hermes starts as an MCP server, outside the cage", ""},
+    {"skill_manage", "writes skills (instructions and scripts) the agent loads and runs later", ""},
+};
+static_assert(std::ranges::is_sorted(kBeyondCage, {}, &BeyondCage::tool));
+
+const BeyondCage* beyond_cage(std::string_view tool) {
+    auto it = std::ranges::lower_bound(kBeyondCage, tool, {}, &BeyondCage::tool);
+    return it != std::end(kBeyondCage) && it->tool == tool ? &*it : nullptr;
+}
 
 // The profile's directory: Hermes runs the hook with that profile's HERMES_HOME; without it,
 // the layout Hermes uses by default (~/.hermes, ~/.hermes/profiles/<name>).
@@ -60,6 +82,11 @@ void parse_tool(ToolCall& c, const json& input, const std::string& cwd, const Ho
             throw PayloadError("payload /tool_input/mode: \"" + mode +
                                "\" is neither \"replace\" nor \"patch\"");
         }
+    } else if (const BeyondCage* b = beyond_cage(c.tool)) {
+        if (b->only_with.empty() || !optional_string(input, where, std::string(b->only_with).c_str()).empty()) {
+            c.kind = ToolKind::beyond_cage;
+            c.why = std::string(b->why);
+        }
     }
 }
 
@@ -93,7 +120,7 @@ ToolCall parse_hermes(const json& payload, const HookEnv& env) {
     return c;
 }
 
-Answer answer_hermes(const ToolCall& /*call*/, const Outcome& o) {
+Answer answer_hermes(const ToolCall& call, const Outcome& o) {
     const std::string message = verdict_message(o.verdict);
     switch (o.verdict.decision) {
         case Decision::allow:
@@ -101,11 +128,16 @@ Answer answer_hermes(const ToolCall& /*call*/, const Outcome& o) {
         case Decision::cage:
             return {dump_line({{"action", "modify"}, {"args", {{"command", o.rewrite}}}}), 0};
         case Decision::ask:
-            if (o.hermes_approve)
-                return {dump_line({{"action", "approve"},
-                                   {"message", message},
-                                   {"rule_key", "toolcage:" + o.verdict.rule}}),
-                        0};
+            if (o.hermes_approve) {
+                json answer = {{"action", "approve"},
+                               {"message", message},
+                               {"rule_key", "toolcage:" + o.verdict.rule}};
+                // The command to run once approved: inside the cage (the plugin applies it;
+                // Hermes itself ignores the key).
+                if (!o.rewrite.empty() && o.rewrite != call.command)
+                    answer["args"] = {{"command", o.rewrite}};
+                return {dump_line(answer), 0};
+            }
             return {dump_line({{"action", "block"},
                                {"message", message +
                                                " (a person must approve this call; this policy "

@@ -22,6 +22,8 @@ enum class ToolKind {
     shell,         // runs `command` with bash in `cwd`
     write_file,    // writes every file in `paths`
     execute_code,  // runs the Python in `code`
+    beyond_cage,   // acts where no cage of toolcage's reaches (the browser, the desktop,
+                   // the agent's own skills and schedules): a person decides; `why` says how
     other,         // anything else: toolcage has no say
 };
 
@@ -33,6 +35,7 @@ struct ToolCall {
     std::string cwd;           // absolute: where the command runs and relative paths resolve
     std::vector<std::string> paths;  // write_file: every target, as sent (maybe relative or ~)
     std::string code;          // execute_code: the program
+    std::string why;           // beyond_cage: what the tool does outside the cage
     std::string session;       // the agent's session id, for the audit log
     std::string profile;       // Hermes profile name, OpenClaw agent id; empty for Claude Code
     std::string profile_dir;   // where the profile's SOUL.md lives (HERMES_HOME, OpenClaw

@@ -1,10 +1,49 @@
 #include "hook/install/change_set.h"
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 #include "common/error.h"
 
 namespace toolcage::install {
 
 namespace {
+
+// An edit says what it did ("appended toolcage's hook"); a dry run says what it would do
+// ("would append toolcage's hook"). The verbs the installers begin with, sorted.
+struct Tense {
+    std::string_view past, base;
+};
+constexpr Tense kTenses[] = {
+    {"added", "add"},         {"appended", "append"},   {"changed", "change"},
+    {"cleared", "clear"},
+    {"copied", "copy"},       {"created", "create"},    {"enabled", "enable"},
+    {"filled", "fill"},       {"installed", "install"}, {"recorded", "record"},
+    {"removed", "remove"},    {"replaced", "replace"},  {"set", "set"},
+    {"updated", "update"},    {"withdrew", "withdraw"}, {"wrote", "write"},
+};
+static_assert(std::ranges::is_sorted(kTenses, {}, &Tense::past));
+
+std::string base_form(const std::string& clause) {
+    std::string_view first = std::string_view(clause).substr(0, clause.find(' '));
+    auto it = std::ranges::lower_bound(kTenses, first, {}, &Tense::past);
+    if (it == std::end(kTenses) || it->past != first) return clause;
+    return std::string(it->base) + clause.substr(first.size());
+}
+
+// Each clause of "did this; did that" in the base form.
+std::string would(const std::string& what) {
+    std::string out = "would ";
+    size_t start = 0;
+    for (;;) {
+        size_t semi = what.find("; ", start);
+        out += base_form(what.substr(start, semi == std::string::npos ? std::string::npos : semi - start));
+        if (semi == std::string::npos) return out;
+        out += "; ";
+        start = semi + 2;
+    }
+}
 
 bool same(const FileEdit& e) {
     if (!e.after) return !e.before.exists;
@@ -26,7 +65,7 @@ void ChangeSet::add(FileEdit edit) {
 
 std::vector<std::string> ChangeSet::preview() const {
     std::vector<std::string> out;
-    for (const auto& e : edits_) out.push_back(e.before.path.string() + ": would " + e.what);
+    for (const auto& e : edits_) out.push_back(e.before.path.string() + ": " + would(e.what));
     return out;
 }
 
@@ -42,7 +81,7 @@ std::vector<std::string> ChangeSet::apply() const {
     }
     std::vector<std::string> backups;
     for (const auto& e : edits_)
-        backups.push_back(e.before.exists ? backup_file(e.before).string() : "");
+        backups.push_back(e.before.exists && e.backup ? backup_file(e.before).string() : "");
 
     std::vector<std::string> out;
     for (size_t i = 0; i < edits_.size(); ++i) {

@@ -15,6 +15,7 @@ struct FileEdit {
     std::optional<std::string> after;  // nullopt: remove the file
     std::string what;                  // one line for the user: what the change does
     mode_t new_file_mode = 0600;       // for a file that does not exist yet
+    bool backup = true;                // false: a file toolcage wrote whole (its own plugin)
 };
 
 class ChangeSet {

@@ -8,6 +8,8 @@
 #include <regex>
 
 #include "common/error.h"
+#include "hook/install/hermes_plugin.h"
+#include "hook/install/hermes_version.h"
 #include "hook/install/install.h"
 #include "hook/install/json_file.h"
 #include "hook/install/soul_directive.h"
@@ -67,6 +69,8 @@ HermesPaths hermes_paths(const HermesOptions& o) {
         throw Error(home.string() + ": no such Hermes profile directory; " + fix +
                     " (nothing was changed)");
     }
+    home = fs::absolute(home).lexically_normal();
+    if (home.has_filename() == false && home != home.root_path()) home = home.parent_path();
     return {home, home / "config.yaml", home / "shell-hooks-allowlist.json", home / "SOUL.md",
             home / "toolcage.json"};
 }
@@ -201,10 +205,11 @@ Outcome by_hand(const fs::path& file, const std::string& why, const std::string&
     o.exit_code = 2;
     o.err = "toolcage install hermes: " + file.string() + ": " + why +
             "; toolcage does not rewrite it (nothing was changed).\n"
-            "Merge these lines into its `hooks:` mapping by hand (the entry under "
-            "`pre_tool_call:`), then run "
-            "`toolcage install hermes` again to record Hermes' approval of the hook:\n\n" +
-            indented(hook_lines(command));
+            "Merge these lines into it by hand (`toolcage` into the list under `plugins: "
+            "enabled:`, the entry under `hooks: pre_tool_call:`), then run "
+            "`toolcage install hermes` again to install the plugin and record Hermes' approval "
+            "of the hook:\n\n" +
+            indented(plugin_enable_lines()) + indented(hook_lines(command));
     return o;
 }
 
@@ -293,13 +298,14 @@ ConfigPlan plan_config_install(const fs::path& path, const std::string& command)
     return plan;
 }
 
-ConfigPlan plan_config_uninstall(const fs::path& path) {
+// `content`: the file's text once toolcage's plugin lines are out (st.content when none).
+ConfigPlan plan_config_uninstall(const FileState& st, const std::string& content) {
     ConfigPlan plan;
-    FileState st = read_file_state(path);
     if (!st.exists) return plan;
-    TextLines t = TextLines::split(st.content);
+    TextLines t = TextLines::split(content);
     auto block = find_block(t, st.path);
     if (!block) {
+        if (content != st.content) plan.edit = FileEdit{st, content, "removed toolcage's plugin from plugins.enabled"};
         if (auto line = hand_written_entry(t, std::nullopt)) {
             Outcome o;
             o.exit_code = 2;
@@ -331,7 +337,11 @@ ConfigPlan plan_config_uninstall(const fs::path& path) {
     if (created && now_empty)
         plan.edit = FileEdit{st, std::nullopt, "removed the file toolcage created"};
     else
-        plan.edit = FileEdit{st, t.join(), "removed toolcage's pre_tool_call hook"};
+        plan.edit = FileEdit{st, t.join(),
+                             content != st.content
+                                 ? "removed toolcage's plugin from plugins.enabled and its "
+                                   "pre_tool_call hook"
+                                 : "removed toolcage's pre_tool_call hook"};
     return plan;
 }
 
@@ -385,7 +395,7 @@ std::optional<FileEdit> plan_allowlist(const fs::path& path, const std::vector<s
     auto after = json_after(st, original, value, !add && empty);
     std::string what =
         add ? "recorded Hermes' approval of the hook" : "withdrew Hermes' approval of the hook";
-    if (!after) what += " and removed the file toolcage created";
+    if (!after) what += "; removed the file toolcage created";
     return FileEdit{st, after, what};
 }
 
@@ -441,37 +451,108 @@ std::optional<FileEdit> plan_policy_removal(const HermesPaths& p) {
 }
 
 const char* kNote =
-    "Hermes reads hooks when it starts: restart Hermes (and `hermes gateway restart` if it runs).";
+    "Hermes reads plugins and hooks when it starts: restart Hermes (and `hermes gateway restart` "
+    "if it runs).";
 
 }  // namespace
 
+// Everything `install hermes` writes, for an image template (NemoClaw / OpenShell build the
+// profile when the image is built): no profile directory is read or needed.
+Outcome print_hermes(const HermesOptions& o, const std::string& intro) {
+    const fs::path home = o.hermes_home.empty() ? fs::path("$HERMES_HOME") : fs::path(o.hermes_home);
+    const std::string command = hermes_command();
+    fs::path source;
+    std::string source_text;
+    try {
+        source = hermes_plugin_source(o.plugin_dir);
+        source_text = source.string();
+    } catch (const Error&) {
+        source_text = "<prefix>/share/toolcage/plugins/hermes (not found beside this binary; "
+                      "pass --plugin-dir DIR)";
+    }
+    ojson allow = ojson::object();
+    allow["approvals"] = ojson::array({approval(command)});
+    Outcome out;
+    out.out = intro +
+              "# toolcage for Hermes Agent: what `toolcage install hermes` writes into a profile\n"
+              "# ($HERMES_HOME), for an image's template.\n\n"
+              "# 1. The plugin (first layer): copy plugin.yaml and __init__.py from\n#    " +
+              source_text + "\n#    into " + (home / "plugins" / "toolcage").string() +
+              "/, with this config.json beside them:\n" +
+              hermes_plugin_config(toolcage_binary(), home) +
+              "\n# 2. In " + (home / "config.yaml").string() +
+              ": enable the plugin, and keep the shell hook as the second layer:\n" +
+              indented(plugin_enable_lines()) + indented(hook_lines(command)) + "\n# 3. " +
+              (home / "shell-hooks-allowlist.json").string() +
+              " (Hermes skips an unapproved hook where no terminal can ask):\n" + allow.dump(2) +
+              "\n\n# 4. The policy: `toolcage: NAME` in the front matter of " +
+              (home / "SOUL.md").string() + " (or {\"policy\": \"NAME\"} in toolcage.json beside it).\n"
+              "# The toolcage path above must be where the binary is in the image.\n\n" +
+              enforcement_report(detect_hermes(o.hermes_version));
+    return out;
+}
+
 Outcome install_hermes(const HermesOptions& o) {
-    HermesPaths p = hermes_paths(o);
+    if (o.print) return print_hermes(o, "");
+    HermesPaths p;
+    try {
+        p = hermes_paths(o);
+    } catch (const Error& e) {
+        if (!o.dry_run) throw;
+        return print_hermes(o, "toolcage install hermes (dry run): " + std::string(e.what()) +
+                                   ".\nNothing would be changed. For a profile made later (an image "
+                                   "template), this is what to write:\n\n");
+    }
     if (!o.policy.empty()) require_installed_policy(o.policy);
+    const fs::path plugin_source = hermes_plugin_source(o.plugin_dir);
     const std::string command = hermes_command();
     ConfigPlan config = plan_config_install(p.config, command);
     if (config.refused) return *config.refused;
+    // The plugin's line in `plugins: enabled:`, on top of the hook's edit.
+    FileState config_state = read_file_state(p.config);
+    std::string base = config.edit && config.edit->after ? *config.edit->after : config_state.content;
+    EnableEdit enable = enable_plugin(base);
+    if (!enable.refused.empty()) return by_hand(config_state.path, enable.refused, command);
+    if (enable.text) {
+        if (config.edit)
+            config.edit->after = enable.text, config.edit->what += "; " + enable.what;
+        else
+            config.edit = FileEdit{config_state, enable.text, enable.what};
+    }
+    PluginFilesPlan plugin = plan_plugin_files(p.home, plugin_source, toolcage_binary());
     ChangeSet changes;
+    for (auto& e : plugin.edits) changes.add(e);
     if (config.edit) changes.add(*config.edit);
     std::vector<std::string> stale;
     if (config.old_command) stale.push_back(*config.old_command);
     if (auto e = plan_allowlist(p.allowlist, stale, command)) changes.add(*e);
     if (!o.policy.empty())
         if (auto e = plan_policy(p, o.policy)) changes.add(*e);
-    return finish(changes, o.dry_run, "hermes (" + p.home.string() + ")", kNote);
+    if (!o.dry_run && !changes.empty()) make_plugin_dir(plugin);
+    Outcome out = finish(changes, o.dry_run, "hermes (" + p.home.string() + ")", kNote);
+    out.out += enforcement_report(detect_hermes(o.hermes_version));
+    return out;
 }
 
 Outcome uninstall_hermes(const HermesOptions& o) {
     HermesPaths p = hermes_paths(o);
-    ConfigPlan config = plan_config_uninstall(p.config);
+    FileState config_state = read_file_state(p.config);
+    std::string content = config_state.content;
+    if (config_state.exists)
+        if (auto without = disable_plugin(content, config_state.path.string())) content = *without;
+    ConfigPlan config = plan_config_uninstall(config_state, content);
     if (config.refused) return *config.refused;
+    PluginFilesPlan plugin = plan_plugin_removal(p.home);
     ChangeSet changes;
+    for (auto& e : plugin.edits) changes.add(e);
     if (config.edit) changes.add(*config.edit);
     std::vector<std::string> commands{hermes_command()};
     if (config.old_command) commands.push_back(*config.old_command);
     if (auto e = plan_allowlist(p.allowlist, commands, std::nullopt)) changes.add(*e);
     if (auto e = plan_policy_removal(p)) changes.add(*e);
-    return finish(changes, o.dry_run, "hermes (" + p.home.string() + ")", kNote);
+    Outcome out = finish(changes, o.dry_run, "hermes (" + p.home.string() + ")", kNote);
+    if (!o.dry_run) remove_plugin_dir_if_empty(plugin);
+    return out;
 }
 
 }  // namespace toolcage::install

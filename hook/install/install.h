@@ -18,6 +18,9 @@ struct HermesOptions {
     std::string profile;      // a named profile (~/.hermes/profiles/NAME); "default": ~/.hermes
     std::string hermes_home;  // or the profile's directory itself
     std::string policy;       // install: the policy to name in SOUL.md; empty: leave it
+    std::string plugin_dir;   // the plugin to copy; empty: <prefix>/share/toolcage/plugins/hermes
+    std::string hermes_version;  // X.Y.Z; empty: asked of the `hermes` on PATH
+    bool print = false;       // print what install writes (an image template); change nothing
     bool dry_run = false;
 };
 

@@ -63,6 +63,11 @@ Run run_toolcage(const std::vector<std::string>& args, const std::string& home,
     std::vector<std::string> argv{TOOLCAGE_BIN};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C"};
+    // An extra entry replaces a base one of the same name (getenv reads the first).
+    for (const auto& e : extra_env) {
+        std::string name = e.substr(0, e.find('=') + 1);
+        std::erase_if(env, [&](const std::string& b) { return b.starts_with(name); });
+    }
     env.insert(env.end(), extra_env.begin(), extra_env.end());
     return run(argv, env);
 }

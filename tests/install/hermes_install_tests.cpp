@@ -132,6 +132,7 @@ TEST_CASE("after the lines are merged by hand, install hermes records only the a
           "[install][hermes]") {
     TempDir d;
     const std::string config =
+        "plugins:\n  enabled:\n    - toolcage\n"
         "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: \"" + command() +
         "\"\n      fail_closed: true\n";
     write_file(d / "config.yaml", config);
@@ -143,7 +144,7 @@ TEST_CASE("after the lines are merged by hand, install hermes records only the a
     // Taking it out again is the user's job: toolcage did not write that entry.
     Run u = uninstall(d);
     CHECK(u.code == 2);
-    CHECK(u.err.find("line 4") != std::string::npos);
+    CHECK(u.err.find("line 7") != std::string::npos);
     CHECK(approvals(d).size() == 1);
 }
 
