@@ -51,6 +51,9 @@ TEST_CASE("strict and forge extend default and keep its lists") {
     CHECK(has(forge.cage.write, "{workspace}"));
     CHECK(has(forge.cage.write, "{home}/.npm"));
     CHECK(forge.cage.min_abi == 4);
+    // The model API is the one host forge's worker reaches with the agent's key, on purpose.
+    CHECK(forge.relay.credentialed == std::vector<std::string>{"api.anthropic.com"});
+    CHECK(has(forge.relay.allow, "api.anthropic.com"));
 }
 
 TEST_CASE("extends: cycles, depth and a missing base are refused") {
