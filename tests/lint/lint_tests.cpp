@@ -158,7 +158,8 @@ TEST_CASE("two policies shaping one host differently are flagged") {
     enforcement.openshell.push_back(parse_openshell_policy(
         "network_policies:\n  b:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
         "access: read-only, enforcement: audit}]\n", "b.yaml"));
-    auto e = of_rule(run_lint(enforcement), kAmbiguity);
+    Findings efs = run_lint(enforcement);
+    auto e = of_rule(efs, kAmbiguity);
     REQUIRE(e.size() == 1);
     CHECK(e[0]->message.find("enforcement enforce vs audit") != std::string::npos);
 }
@@ -177,7 +178,8 @@ TEST_CASE("the generated relay policy against the sandbox's: a different shape i
 TEST_CASE("a generated relay policy may grant the relay binary only") {
     LintInput in = input({"pypi.org"});
     in.relay_binary = "/opt/toolcage/bin/toolcage-relay";  // generated for another path
-    auto foreign = of_rule(run_lint(in), kForeignBinary);
+    Findings fs = run_lint(in);
+    auto foreign = of_rule(fs, kForeignBinary);
     REQUIRE(foreign.size() == 1);
     CHECK(foreign[0]->field == "network_policies.toolcage_relay_p.binaries[0]");
 
@@ -192,7 +194,8 @@ TEST_CASE("an uninspected credentialed endpoint without the opt-in is what OpenS
     in.openshell.push_back(parse_openshell_policy(
         "network_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip}]\n"
         "    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
-    auto refused = of_rule(run_lint(in), kUninspectedCredential);
+    Findings fs = run_lint(in);
+    auto refused = of_rule(fs, kUninspectedCredential);
     REQUIRE(refused.size() == 1);
     CHECK(refused[0]->file == "raw.yaml");
 
