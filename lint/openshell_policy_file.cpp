@@ -10,7 +10,13 @@ namespace toolcage::lint {
 OpenShellPolicy parse_openshell_policy(const std::string& text, const std::string& file) {
     OpenShellPolicy policy;
     policy.file = file;
-    for (const YAML::Node& doc : yaml::load_all(text, file)) {
+    // `openshell policy get NAME --full` prints a header of revision facts ("Version: 3",
+    // "Error: …", not always valid YAML) and the policy after a `---` line: read the policy.
+    std::string policy_text = text;
+    if (policy_text.starts_with("Version:"))
+        if (auto dashes = policy_text.find("\n---\n"); dashes != std::string::npos)
+            policy_text.erase(0, dashes + 5);
+    for (const YAML::Node& doc : yaml::load_all(policy_text, file)) {
         if (doc.IsNull()) continue;
         if (!doc.IsMap())
             yaml::fail(file, "", "an OpenShell policy is a map",

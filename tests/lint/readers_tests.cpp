@@ -50,6 +50,16 @@ TEST_CASE("an OpenShell policy file is read rule by rule, endpoint by endpoint")
     CHECK(opaque.rules[0].endpoints[0].tls == "skip");
 }
 
+TEST_CASE("`openshell policy get --full` output is read past its revision header") {
+    OpenShellPolicy p = parse_openshell_policy(
+        "Version:      3\nHash:         ab12\nStatus:       Failed\nActive:       2\n"
+        "Error:        network endpoint ambiguity: a: b\n---\nversion: 1\nnetwork_policies:\n"
+        "  pypi:\n    endpoints:\n      - {host: pypi.org, port: 443}\n    binaries: [{path: /usr/bin/pip3}]\n",
+        "full.yaml");
+    REQUIRE(p.rules.size() == 1);
+    CHECK(p.rules[0].endpoints[0].host == "pypi.org");
+}
+
 TEST_CASE("an unreadable OpenShell policy is an error naming the file and the fix") {
     std::string e = error_of([] { read_openshell_policy_file("/nonexistent/sandbox.yaml"); });
     CHECK(e.find("/nonexistent/sandbox.yaml") != std::string::npos);
