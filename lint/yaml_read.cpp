@@ -1,5 +1,6 @@
 #include "lint/yaml_read.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -53,16 +54,55 @@ std::string read_text(const std::string& path, const std::string& what) {
     return text;
 }
 
+// yaml-cpp 0.7's LoadAll never returns on some malformed streams (",`" loops, allocating), so
+// documents are split here, at the `---` and `...` lines that YAML itself reads as document
+// boundaries at column 0, and each is loaded alone.
 std::vector<YAML::Node> load_all(const std::string& text, const std::string& file) {
-    try {
-        return YAML::LoadAll(text);
-    } catch (const YAML::Exception& e) {
-        std::string where = e.mark.is_null() ? ""
-                                             : "line " + std::to_string(e.mark.line + 1) + ", column " +
-                                                   std::to_string(e.mark.column + 1);
-        fail(file, where, "not valid YAML (" + e.msg + ")",
-             "fix the YAML at that place (indentation, an unclosed quote or bracket)");
+    std::vector<YAML::Node> docs;
+    std::istringstream in(text);
+    std::string line, doc;
+    int line_no = 0, first_line = 1;
+    bool has_content = false;
+    auto load = [&] {
+        if (has_content) {
+            try {
+                YAML::Node node = YAML::Load(doc);
+                // Load reads a stream it cannot make sense of as null; content is never null.
+                if (node.IsNull())
+                    fail(file, "line " + std::to_string(first_line), "not valid YAML (nothing could be read)",
+                         "write the policy as YAML maps and lists, as OpenShell's examples do");
+                docs.push_back(node);
+            } catch (const YAML::Exception& e) {
+                std::string where = e.mark.is_null() ? ""
+                                                     : "line " + std::to_string(first_line + e.mark.line) +
+                                                           ", column " + std::to_string(e.mark.column + 1);
+                fail(file, where, "not valid YAML (" + e.msg + ")",
+                     "fix the YAML at that place (indentation, an unclosed quote or bracket)");
+            }
+        }
+        doc.clear();
+        has_content = false;
+        first_line = line_no + 1;
+    };
+    while (std::getline(in, line)) {
+        ++line_no;
+        bool boundary = line == "---" || line.starts_with("--- ") || line == "..." ||
+                        line.starts_with("... ");
+        if (boundary) {
+            load();
+            if (line.starts_with("--- ")) {  // `--- value`: the document starts on this line
+                doc = std::string(4, ' ') + line.substr(4) + "\n";
+                first_line = line_no;
+                has_content = true;
+            }
+            continue;
+        }
+        std::string trimmed = line.substr(std::min(line.size(), line.find_first_not_of(" \t\r")));
+        if (!trimmed.empty() && trimmed[0] != '#' && trimmed[0] != '%') has_content = true;
+        doc += line + "\n";
     }
+    load();
+    return docs;
 }
 
 std::string scalar(const YAML::Node& map, const char* key, const std::string& file,

@@ -11,8 +11,8 @@
 
 namespace toolcage::lint::yaml {
 
-// All documents of a YAML stream (a file may hold several, separated by ---). Throws Error
-// naming `file` and the line of a syntax error.
+// All documents of a YAML stream (a file may hold several, separated by ---), blank or
+// comment-only ones left out. Throws Error naming `file` and the line of a syntax error.
 std::vector<YAML::Node> load_all(const std::string& text, const std::string& file);
 
 // The file's text; throws Error naming the file, the system's reason and the fix.

@@ -85,6 +85,22 @@ TEST_CASE("bad YAML is an error naming the file, the line and the fix") {
     CHECK(e.find("fix the YAML") != std::string::npos);
 }
 
+TEST_CASE("YAML streams: several documents are read, garbage is an error, never a hang") {
+    OpenShellPolicy two = parse_openshell_policy(
+        "# two documents\nversion: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: a.example.com, port: 443}]\n"
+        "---\nversion: 1\nnetwork_policies:\n  b:\n    endpoints: [{host: b.example.com, port: 443}]\n...\n",
+        "two.yaml");
+    REQUIRE(two.rules.size() == 2);
+    CHECK(two.rules[1].key == "b");
+    // yaml-cpp 0.7's LoadAll loops forever on this one (found by fuzz/lint).
+    std::string e = error_of([] { parse_openshell_policy(",`", "f.yaml"); });
+    CHECK(e.starts_with("f.yaml: line 1"));
+    CHECK(e.find("not valid YAML") != std::string::npos);
+    e = error_of([] { parse_openshell_policy("version: 1\n---\nkey: [unclosed\n", "f.yaml"); });
+    CHECK(e.starts_with("f.yaml: line 4, column "));  // the second document ends unclosed
+    CHECK(parse_openshell_policy("# only a comment\n\n", "f.yaml").rules.empty());
+}
+
 TEST_CASE("OpenShell policy fields of the wrong shape are errors naming the field") {
     struct Case {
         const char* yaml;
