@@ -54,6 +54,7 @@ cd "$here"
 packages=(
     build-essential cmake pkg-config git make
     nlohmann-json3-dev libseccomp-dev libcpp-httplib-dev libspdlog-dev catch2 libcli11-dev
+    libyaml-cpp-dev
     libbenchmark-dev
     curl openssl python3 util-linux procps iproute2
     clang libclang-rt-14-dev hyperfine bubblewrap time

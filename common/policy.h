@@ -68,6 +68,9 @@ struct CagePolicy {
 struct RelayPolicy {
     bool enabled = false;             // start a relay for each caged step
     std::vector<std::string> allow;   // host, host:port or *.suffix[:port]; port defaults to 443
+    // Hosts of `allow` that hold a credential the worker is meant to use (the model API): the
+    // user declares them on purpose; `toolcage policy lint` flags every other credential host.
+    std::vector<std::string> credentialed;
     bool allow_private = false;       // lift the private-range refusal (tests only)
     std::string upstream;             // http://[user:pass@]host:port, or empty for direct
     int max_tunnels = 256;

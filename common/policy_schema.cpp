@@ -174,15 +174,18 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
 
 void check_relay(const json& r, const std::string& file, const std::string& ptr) {
     need(r.is_object(), r, file, ptr, "must be an object");
-    only_keys(r, {"enabled", "allow", "allow_private", "upstream", "max_tunnels"}, file, ptr);
+    only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "upstream", "max_tunnels"},
+              file, ptr);
     for (const char* k : {"enabled", "allow_private"})
         if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
-    if (r.contains("allow")) {
-        check_string_list(r["allow"], file, ptr + "/allow");
-        for (std::size_t i = 0; i < r["allow"].size(); ++i) {
-            std::string problem = check_allow_entry(r["allow"][i].get<std::string>());
+    // credentialed is written in allow's grammar: it names entries of allow.
+    for (const char* k : {"allow", "credentialed"}) {
+        if (!r.contains(k)) continue;
+        check_string_list(r[k], file, ptr + "/" + k);
+        for (std::size_t i = 0; i < r[k].size(); ++i) {
+            std::string problem = check_allow_entry(r[k][i].get<std::string>());
             if (!problem.empty())
-                fail(file, ptr + "/allow/" + std::to_string(i), &r["allow"][i], problem);
+                fail(file, ptr + "/" + k + "/" + std::to_string(i), &r[k][i], problem);
         }
     }
     if (r.contains("upstream")) {
@@ -292,6 +295,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         auto& rp = p.relay;
         rp.enabled = r.value("enabled", rp.enabled);
         rp.allow = r.value("allow", rp.allow);
+        rp.credentialed = r.value("credentialed", rp.credentialed);
         rp.allow_private = r.value("allow_private", rp.allow_private);
         rp.upstream = r.value("upstream", rp.upstream);
         rp.max_tunnels = r.value("max_tunnels", rp.max_tunnels);
@@ -330,6 +334,7 @@ nlohmann::json policy_to_json(const Policy& p) {
                 {"cpu_seconds", c.limits.cpu_seconds}, {"as_mb", c.limits.as_mb}}}}},
             {"relay",
              {{"enabled", p.relay.enabled}, {"allow", p.relay.allow},
+              {"credentialed", p.relay.credentialed},
               {"allow_private", p.relay.allow_private}, {"upstream", p.relay.upstream},
               {"max_tunnels", p.relay.max_tunnels}}}};
 }

@@ -9,7 +9,9 @@
 namespace toolcage::relay {
 
 // YAML for `openshell policy set` (one document, `version: 1`, a single `network_policies`
-// rule). Throws toolcage::Error if an allow entry is invalid or the list is empty.
+// rule). relay.allow must hold no placeholder (fill {npm_registry} first, as the cage does); a
+// host of relay.credentialed is given OpenShell's inspected shape, every other `tls: skip`.
+// Throws toolcage::Error if an entry is invalid, a placeholder, or the list is empty.
 std::string openshell_policy_yaml(const Policy& policy, const std::string& relay_binary_path);
 
 }  // namespace toolcage::relay

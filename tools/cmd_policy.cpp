@@ -1,5 +1,5 @@
 // `toolcage policy`: list, show and validate policies, say which one a profile gets, list the
-// built-in rule ids, and print the OpenShell network policy for the relay.
+// built-in rule ids, print the OpenShell network policy for the relay, and lint a deployment.
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,8 +9,10 @@
 #include "common/policy_schema.h"
 #include "hook/adapters/soul.h"
 #include "hook/classify/rules.h"
+#include "lint/report.h"
 #include "relay/openshell_policy.h"
 #include "tools/commands.h"
+#include "tools/openshell_lint_input.h"
 #include "tools/policy_access.h"
 
 namespace toolcage::cli {
@@ -22,7 +24,10 @@ struct PolicyOptions {
     std::string file;
     std::string profile_dir;
     std::string openshell_name;
-    std::string relay_path;
+    std::string lint_name;
+    OpenShellOptions openshell;
+    bool force = false;
+    bool json = false;
 };
 
 int list_cmd() {
@@ -57,12 +62,67 @@ int rules_cmd() {
     return 0;
 }
 
-std::string relay_binary_path(const std::string& given) {
-    if (!given.empty()) return given;
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) throw Error("cannot find the toolcage-relay binary; pass --relay PATH");
-    return (exe.parent_path() / "toolcage-relay").string();
+// The relay's OpenShell policy for `p`, placeholders filled (notes on stderr, prefixed `who`);
+// empty when the policy's relay reaches nothing and `required` is false.
+std::string generated_relay_policy(const Policy& p, const OpenShellOptions& o, const char* who,
+                                   bool required) {
+    std::vector<std::string> notes;
+    Policy filled = with_placeholders_filled(p, o.npm_registry, notes);
+    for (const auto& n : notes) std::cerr << who << ": note: " << n << '\n';
+    if (filled.relay.allow.empty() && !p.relay.enabled) {
+        if (!required) return "";
+        throw Error("relay in " + (p.file.empty() ? p.name : p.file) +
+                    ": the relay is disabled and allows nothing, so this policy's cage has no network "
+                    "and needs no OpenShell rule; choose a policy with a relay (e.g. forge)");
+    }
+    return relay::openshell_policy_yaml(filled, relay_binary_path(o.relay_path));
+}
+
+// `policy openshell`: the same checks as `policy lint` on the policy about to be printed; a
+// policy that breaks them is not printed (exit 2) unless --force, which says so on stderr.
+int openshell_cmd(const PolicyOptions& o) {
+    Policy p = load_checked_policy(o.openshell_name);
+    std::string yaml = generated_relay_policy(p, o.openshell, "toolcage policy openshell", true);
+    lint::Findings findings = lint::run_lint(lint_input(p, yaml, o.openshell));
+    if (lint::failing(findings)) {
+        std::cerr << lint::text_report(findings, "the OpenShell policy for " + p.name);
+        if (!o.force) {
+            std::cerr << "toolcage policy openshell: not printed: fix the findings above, or pass "
+                         "--force to print it anyway\n";
+            return kExitBlock;
+        }
+        std::cerr << "toolcage policy openshell: WARNING: printed with --force despite the findings "
+                     "above; OpenShell may refuse it, or it may hand a credential to the worker\n";
+    } else if (!findings.empty()) {
+        std::cerr << lint::text_report(findings, "the OpenShell policy for " + p.name);
+    }
+    std::cout << yaml;
+    return 0;
+}
+
+// `policy lint`: 0 clean, 1 findings, 2 an error of its own (a file it cannot read).
+int lint_cmd(const PolicyOptions& o) {
+    Policy p = load_checked_policy(o.lint_name);
+    std::string yaml = generated_relay_policy(p, o.openshell, "toolcage policy lint", false);
+    lint::Findings findings = lint::run_lint(lint_input(p, yaml, o.openshell));
+    if (o.json)
+        std::cout << lint::json_report(findings).dump(2) << '\n';
+    else
+        std::cout << lint::text_report(findings, p.file.empty() ? p.name : p.file);
+    return lint::failing(findings) ? 1 : 0;
+}
+
+void add_openshell_inputs(CLI::App* cmd, OpenShellOptions& o) {
+    cmd->add_option("--openshell-policy", o.openshell_policies,
+                    "An OpenShell policy file of the sandbox (YAML, version 1); repeatable");
+    cmd->add_option("--providers", o.providers,
+                    "OpenShell provider profiles (YAML or JSON, as `openshell provider profile export` "
+                    "or `list-profiles -o yaml` print them)");
+    cmd->add_option("--agent-env", o.agent_envs,
+                    "The agent's environment file (e.g. a Hermes profile's .env); repeatable");
+    cmd->add_option("--npm-registry", o.npm_registry,
+                    "The registry URL for {npm_registry} (default: npm's own setting here)");
+    cmd->add_option("--relay", o.relay_path, "Path of toolcage-relay as installed in the sandbox");
 }
 
 }  // namespace
@@ -83,7 +143,13 @@ Subcommand add_policy_command(CLI::App& app) {
     auto* openshell = sub->add_subcommand(
         "openshell", "Print the OpenShell network policy that lets only the relay out");
     openshell->add_option("name", o->openshell_name, "Policy name or file")->required();
-    openshell->add_option("--relay", o->relay_path, "Path of toolcage-relay as installed in the sandbox");
+    add_openshell_inputs(openshell, o->openshell);
+    openshell->add_flag("--force", o->force, "Print the policy even when the checks find problems");
+    auto* lint = sub->add_subcommand(
+        "lint", "Check a policy's OpenShell deployment: credential hosts, ambiguous endpoints");
+    lint->add_option("name", o->lint_name, "Policy name or file")->required();
+    add_openshell_inputs(lint, o->openshell);
+    lint->add_flag("--json", o->json, "Write the findings as JSON (for CI)");
     return {sub, [=] {
                 if (list->parsed()) return list_cmd();
                 if (show->parsed()) return show_cmd(o->name);
@@ -93,11 +159,8 @@ Subcommand add_policy_command(CLI::App& app) {
                     std::cout << hook::which_policy_report(o->profile_dir);
                     return 0;
                 }
-                if (openshell->parsed()) {
-                    std::cout << relay::openshell_policy_yaml(load_checked_policy(o->openshell_name),
-                                                              relay_binary_path(o->relay_path));
-                    return 0;
-                }
+                if (openshell->parsed()) return openshell_cmd(*o);
+                if (lint->parsed()) return lint_cmd(*o);
                 return kExitBlock;
             }};
 }

@@ -88,6 +88,7 @@ std::string policy_body(const Policy& p) {
     const RelayPolicy& r = p.relay;
     o << "    p.relay.enabled = " << (r.enabled ? "true" : "false") << ";\n";
     o << "    p.relay.allow = " << strings(r.allow) << ";\n";
+    o << "    p.relay.credentialed = " << strings(r.credentialed) << ";\n";
     o << "    p.relay.allow_private = " << (r.allow_private ? "true" : "false") << ";\n";
     o << "    p.relay.upstream = " << lit(r.upstream) << ";\n";
     o << "    p.relay.max_tunnels = " << r.max_tunnels << ";\n";

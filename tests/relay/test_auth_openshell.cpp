@@ -59,3 +59,33 @@ TEST_CASE("openshell policy grants the relay binary only, one endpoint per entry
     p.relay.allow = {"api.example.com"};
     CHECK_THROWS_AS(openshell_policy_yaml(p, "toolcage-relay"), toolcage::Error);
 }
+
+TEST_CASE("openshell policy: a placeholder left unfilled is refused with the fix") {
+    toolcage::Policy p;
+    p.name = "forge";
+    p.relay.allow = {"{npm_registry}", "pypi.org"};
+    try {
+        openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay");
+        FAIL("a placeholder was printed as a host");
+    } catch (const toolcage::Error& e) {
+        std::string m = e.what();
+        CHECK(m.find("\"{npm_registry}\" is a placeholder") != std::string::npos);
+        CHECK(m.find("--npm-registry") != std::string::npos);
+    }
+}
+
+TEST_CASE("openshell policy: a host of relay.credentialed gets OpenShell's inspected shape") {
+    toolcage::Policy p;
+    p.name = "forge";
+    p.relay.allow = {"pypi.org", "api.anthropic.com", "api.example.com:8443", "a.models.example.net"};
+    p.relay.credentialed = {"api.anthropic.com", "api.example.com", "*.models.example.net"};
+    std::string y = openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay");
+    const std::string inspected = "        protocol: rest\n        access: read-write\n        enforcement: enforce\n";
+    CHECK(y.find("      - host: \"pypi.org\"\n        port: 443\n        tls: skip\n") != std::string::npos);
+    CHECK(y.find("      - host: \"api.anthropic.com\"\n        port: 443\n" + inspected) != std::string::npos);
+    // Declared for port 443 only: the 8443 endpoint stays an opaque tunnel.
+    CHECK(y.find("      - host: \"api.example.com\"\n        port: 8443\n        tls: skip\n") !=
+          std::string::npos);
+    CHECK(y.find("      - host: \"a.models.example.net\"\n        port: 443\n" + inspected) !=
+          std::string::npos);
+}

@@ -51,6 +51,9 @@ TEST_CASE("strict and forge extend default and keep its lists") {
     CHECK(has(forge.cage.write, "{workspace}"));
     CHECK(has(forge.cage.write, "{home}/.npm"));
     CHECK(forge.cage.min_abi == 4);
+    // The model API is the one host forge's worker reaches with the agent's key, on purpose.
+    CHECK(forge.relay.credentialed == std::vector<std::string>{"api.anthropic.com"});
+    CHECK(has(forge.relay.allow, "api.anthropic.com"));
 }
 
 TEST_CASE("extends: cycles, depth and a missing base are refused") {
@@ -77,6 +80,16 @@ TEST_CASE("a child's scalars replace the base's and its lists add to them") {
     CHECK(p.on_cage == toolcage::Decision::deny);
     CHECK(p.cage.write == std::vector<std::string>{"/a", "/b"});
     CHECK(p.cage.protected_paths == std::vector<std::string>{".git/config"});
+}
+
+TEST_CASE("relay.credentialed adds to the base's, as relay.allow does") {
+    TempDir d;
+    d.write("base.json", R"({"relay": {"allow": ["api.anthropic.com"], "credentialed": ["api.anthropic.com"]}})");
+    auto child = d.write("child.json", R"({"extends": "base", "relay": {"allow": ["api.openai.com"],
+                                          "credentialed": ["api.openai.com"]}})");
+    auto p = toolcage::load_policy_file(child);
+    CHECK(p.relay.allow == std::vector<std::string>{"api.anthropic.com", "api.openai.com"});
+    CHECK(p.relay.credentialed == std::vector<std::string>{"api.anthropic.com", "api.openai.com"});
 }
 
 TEST_CASE("a policy's name is its own: an unnamed one is named after its file, not its base") {

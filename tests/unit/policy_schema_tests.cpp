@@ -59,6 +59,9 @@ TEST_CASE("each malformed field is reported at its pointer") {
         {R"({"relay": {"allow": ["Example.org"]}})", "p.json: /relay/allow/0: \"Example.org\": host names are written in lowercase"},
         {R"({"relay": {"allow": ["a..b"]}})", "p.json: /relay/allow/0: \"a..b\": the host name has an empty label"},
         {R"({"relay": {"enabled": "yes"}})", "p.json: /relay/enabled: \"yes\": must be true or false"},
+        {R"({"relay": {"credentialed": "api.anthropic.com"}})", "p.json: /relay/credentialed: "},
+        {R"({"relay": {"credentialed": ["API.anthropic.com"]}})", "p.json: /relay/credentialed/0: \"API.anthropic.com\": host names are written in lowercase"},
+        {R"({"relay": {"credentialed": ["*.com"]}})", "p.json: /relay/credentialed/0: \"*.com\": a wildcard must name at least two labels"},
         {R"({"relay": {"upstream": "socks5://x:1"}})", "p.json: /relay/upstream: \"socks5://x:1\": must be"},
     };
     for (const auto& c : cases) {
@@ -101,7 +104,8 @@ TEST_CASE("a full document converts to the model") {
     auto doc = json::parse(R"({"name": "t", "on_cage": "deny", "overrides": {"git.reset-hard": "ask"},
         "rules": [{"id": "t.docker", "program": "docker", "args": ["run"], "paths": ["home"], "verdict": "ask", "reason": "r"}],
         "cage": {"write": ["{workspace}"], "min_abi": 4, "limits": {"nproc": 64}},
-        "relay": {"enabled": true, "allow": ["pypi.org"]}})");
+        "relay": {"enabled": true, "allow": ["pypi.org", "api.anthropic.com"],
+                  "credentialed": ["api.anthropic.com"]}})");
     auto p = toolcage::policy_from_json(doc, "t.json");
     CHECK(p.name == "t");
     CHECK(p.on_cage == toolcage::Decision::deny);
@@ -112,5 +116,7 @@ TEST_CASE("a full document converts to the model") {
     CHECK(p.cage.limits.nproc == 64);
     CHECK(p.cage.limits.nofile == 4096);
     CHECK(p.relay.enabled);
-    CHECK(p.relay.allow == std::vector<std::string>{"pypi.org"});
+    CHECK(p.relay.allow == std::vector<std::string>{"pypi.org", "api.anthropic.com"});
+    CHECK(p.relay.credentialed == std::vector<std::string>{"api.anthropic.com"});
+    CHECK(toolcage::policy_to_json(p)["relay"]["credentialed"] == json::array({"api.anthropic.com"}));
 }

@@ -1,0 +1,26 @@
+// The lint's rules, one function each; run_lint (lint.cpp) calls them in order.
+#pragma once
+
+#include <vector>
+
+#include "lint/credential_sources.h"
+#include "lint/findings.h"
+#include "lint/lint.h"
+
+namespace toolcage::lint {
+
+// Credentials follow the endpoint: a relay.allow entry that reaches a credential host, unless
+// relay.credentialed declares it the worker's job.
+void check_credential_hosts(const LintInput& input, const std::vector<CredentialHost>& hosts,
+                            Findings& out);
+
+// OpenShell's endpoint ambiguity rule: endpoints that can match one connection must agree on
+// the metadata that decides how it is handled, or the whole submission is refused.
+void check_ambiguity(const LintInput& input, Findings& out);
+
+// What OpenShell would refuse, or what the generated policy must never do: a binary other than
+// the relay, and an uninspected endpoint (`tls: skip`, L4 only) bound to a credential without
+// `allow_uninspected_credentials`.
+void check_refusals(const LintInput& input, const std::vector<CredentialHost>& hosts, Findings& out);
+
+}  // namespace toolcage::lint

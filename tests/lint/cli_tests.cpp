@@ -1,0 +1,164 @@
+// `toolcage policy openshell` and `toolcage policy lint` as a user runs them: shipped policies,
+// a policy that extends one, a Hermes .env, the sandbox's own OpenShell policies.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "tests/hook/run_binary.h"
+
+using toolcage::test::run_binary;
+using toolcage::test::RunResult;
+using toolcage::test::TempDir;
+using toolcage::test::write_file;
+
+namespace {
+const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+struct Home {
+    TempDir dir;
+    std::map<std::string, std::string> env() const {
+        return {{"PATH", "/usr/bin:/bin"}, {"HOME", dir.path()}, {"LANG", "C.UTF-8"}};
+    }
+};
+
+RunResult run_toolcage(const Home& home, std::vector<std::string> args) {
+    return run_binary(TOOLCAGE_BIN, args, "", home.env());
+}
+
+const std::vector<std::string> kRegistry = {"--npm-registry", "https://registry.example.org/"};
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+}  // namespace
+
+TEST_CASE("policy openshell fills {npm_registry} in forge and in a policy that extends it") {
+    Home home;
+    RunResult forge = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge"} + kRegistry);
+    INFO(forge.err);
+    REQUIRE(forge.exit_code == 0);
+    CHECK(has(forge.out, "      - host: \"registry.example.org\"\n        port: 443\n        tls: skip\n"));
+    CHECK_FALSE(has(forge.out, "{npm_registry}"));
+    // The model API, declared in relay.credentialed, gets the inspected shape.
+    CHECK(has(forge.out, "      - host: \"api.anthropic.com\"\n        port: 443\n        protocol: rest\n"
+                         "        access: read-write\n        enforcement: enforce\n"));
+    CHECK(has(forge.out, "      - path: \"" + std::string(TOOLCAGE_RELAY_BIN) + "\"\n"));
+
+    RunResult team = run_toolcage(home, std::vector<std::string>{"policy", "openshell", kFixtures + "/team.json"} +
+                                        kRegistry);
+    INFO(team.err);
+    REQUIRE(team.exit_code == 0);
+    CHECK(has(team.out, "network_policies:\n  toolcage_relay_team:\n"));
+    CHECK(has(team.out, "host: \"registry.example.org\""));
+    CHECK(has(team.out, "host: \"pkgs.example.com\""));
+    CHECK(has(team.out, "host: \"github.com\""));
+}
+
+TEST_CASE("policy openshell reads the registry from npm's settings, as the cage does") {
+    Home home;
+    write_file(home.dir / ".npmrc", "registry=https://npm.internal.example/\n");
+    RunResult r = run_toolcage(home, {"policy", "openshell", "forge"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(has(r.out, "host: \"npm.internal.example\""));
+    CHECK_FALSE(has(r.out, "{npm_registry}"));
+}
+
+TEST_CASE("policy openshell on a policy without a relay says why it prints nothing") {
+    Home home;
+    for (const char* name : {"default", "strict"}) {
+        RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "openshell", name} + kRegistry);
+        INFO(name << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK(has(r.err, "the relay is disabled and allows nothing"));
+        CHECK(has(r.err, "choose a policy with a relay"));
+    }
+}
+
+TEST_CASE("policy openshell refuses a policy that breaks the checks; --force prints it loudly") {
+    Home home;
+    write_file(home.dir / ".env", "OPENROUTER_API_KEY=sk-or-x\nGITHUB_TOKEN=ghp_x\n");
+    auto args = std::vector<std::string>{"policy", "openshell", kFixtures + "/team.json", "--agent-env",
+                                         home.dir / ".env"} + kRegistry;
+    RunResult refused = run_toolcage(home, args);
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.out.empty());
+    CHECK(has(refused.err, "forge.json: /relay/allow/8: \"github.com\" lets the relay reach a host that "
+                           "holds a credential: github.com:443 holds GITHUB_TOKEN in " +
+                               home.dir / ".env line 2"));
+    CHECK(has(refused.err, "fix: remove \"github.com\" from relay.allow"));
+    CHECK(has(refused.err, "pass --force"));
+
+    RunResult forced = run_toolcage(home, args + std::vector<std::string>{"--force"});
+    CHECK(forced.exit_code == 0);
+    CHECK(has(forced.out, "host: \"github.com\""));
+    CHECK(has(forced.err, "WARNING: printed with --force"));
+}
+
+TEST_CASE("policy lint: the shipped forge with a typical Hermes .env lints clean") {
+    Home home;
+    RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
+                                                          kFixtures + "/hermes.env"} + kRegistry);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(has(r.out, "forge.json: clean\n"));
+
+    // With the model API's provider profile too: the relay's endpoint has the profile's shape.
+    RunResult p = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
+                                                          kFixtures + "/hermes.env", "--providers",
+                                                          kFixtures + "/provider_claude_code.yaml"} +
+                                     kRegistry);
+    INFO(p.out << p.err);
+    CHECK(p.exit_code == 0);
+}
+
+TEST_CASE("policy lint --json reports each finding with file, field and fix, and exits 1") {
+    Home home;
+    write_file(home.dir / "hermes.env", "OPENROUTER_API_KEY=sk-or-x\nGH_TOKEN=ghp_x\n");
+    RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", kFixtures + "/team.json",
+                                                          "--agent-env", home.dir / "hermes.env",
+                                                          "--openshell-policy",
+                                                          kFixtures + "/sandbox_github.yaml", "--json"} +
+                                     kRegistry);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["clean"] == false);
+    std::set<std::string> rules;
+    for (const auto& f : doc["findings"]) {
+        rules.insert(f["rule"].get<std::string>());
+        CHECK(!f["file"].get<std::string>().empty());
+        CHECK(!f["field"].get<std::string>().empty());
+        CHECK(!f["fix"].get<std::string>().empty());
+    }
+    CHECK(rules.count("relay.credential-host"));
+    CHECK(rules.count("openshell.ambiguity"));  // github.com: skipped by the relay, inspected there
+    const auto& first = doc["findings"][0];
+    CHECK(first["rule"] == "relay.credential-host");
+    CHECK(first["field"] == "/relay/allow/8");
+    CHECK(has(first["file"].get<std::string>(), "forge.json"));
+}
+
+TEST_CASE("policy lint errors name the file and the fix, and exit 2") {
+    Home home;
+    RunResult missing = run_toolcage(home, {"policy", "lint", "forge", "--openshell-policy", "/nonexistent/p.yaml"});
+    CHECK(missing.exit_code == 2);
+    CHECK(has(missing.err, "/nonexistent/p.yaml: cannot read the OpenShell policy"));
+    CHECK(has(missing.err, "check the path"));
+
+    RunResult bad = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--openshell-policy",
+                                                            kFixtures + "/bad.yaml"} + kRegistry);
+    CHECK(bad.exit_code == 2);
+    CHECK(has(bad.err, "bad.yaml: line "));
+    CHECK(has(bad.err, "not valid YAML"));
+
+    RunResult env = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
+                                                            kFixtures + "/bad.yaml"} + kRegistry);
+    CHECK(env.exit_code == 2);
+    CHECK(has(env.err, "bad.yaml: line 1: not a KEY=VALUE assignment"));
+}

@@ -1,0 +1,208 @@
+// The lint's rules on plain inputs: credential hosts on relay.allow, relay.credentialed, shapes
+// that OpenShell refuses as ambiguous, and what a generated relay policy must never do.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "common/policy.h"
+#include "lint/lint.h"
+#include "relay/openshell_policy.h"
+
+using namespace toolcage::lint;
+
+namespace {
+const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
+const std::string kRelay = "/usr/local/bin/toolcage-relay";
+
+// A policy's relay lists as the lint receives them, with the relay's generated policy.
+LintInput input(const std::vector<std::string>& allow, const std::vector<std::string>& credentialed = {}) {
+    LintInput in;
+    in.policy_name = "p";
+    for (std::size_t i = 0; i < allow.size(); ++i)
+        in.allow.push_back({allow[i], "p.json", "/relay/allow/" + std::to_string(i)});
+    for (std::size_t i = 0; i < credentialed.size(); ++i)
+        in.credentialed.push_back({credentialed[i], "p.json", "/relay/credentialed/" + std::to_string(i)});
+    toolcage::Policy p;
+    p.name = "p";
+    p.relay.allow = allow;
+    p.relay.credentialed = credentialed;
+    in.generated = parse_openshell_policy(toolcage::relay::openshell_policy_yaml(p, kRelay), "<generated>");
+    in.relay_binary = kRelay;
+    return in;
+}
+
+EnvFile env(const std::string& text) { return {"hermes.env", parse_agent_env(text, "hermes.env")}; }
+
+std::vector<const Finding*> of_rule(const Findings& fs, const char* rule) {
+    std::vector<const Finding*> out;
+    for (const auto& f : fs)
+        if (f.rule == rule) out.push_back(&f);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("a relay entry toward a credential-bound host is flagged, with the fix named") {
+    LintInput in = input({"pypi.org", "github.com", "api.telegram.org"});
+    in.env_files.push_back(env("GITHUB_TOKEN=ghp_x\nTELEGRAM_BOT_TOKEN=1:AA\n"));
+    Findings fs = run_lint(in);
+    auto hosts = of_rule(fs, kCredentialHost);
+    REQUIRE(hosts.size() == 2);
+    CHECK(hosts[0]->file == "p.json");
+    CHECK(hosts[0]->field == "/relay/allow/1");
+    CHECK(hosts[0]->message.find("GITHUB_TOKEN in hermes.env line 1") != std::string::npos);
+    CHECK(hosts[0]->fix.find("remove \"github.com\" from relay.allow") != std::string::npos);
+    CHECK(hosts[0]->fix.find("add \"github.com\" to relay.credentialed") != std::string::npos);
+    CHECK(hosts[1]->field == "/relay/allow/2");
+    CHECK(hosts[1]->message.find("TELEGRAM_BOT_TOKEN") != std::string::npos);
+    CHECK(failing(fs));
+}
+
+TEST_CASE("the same host declared in relay.credentialed passes") {
+    LintInput in = input({"pypi.org", "api.anthropic.com"}, {"api.anthropic.com"});
+    in.env_files.push_back(env("ANTHROPIC_API_KEY=sk-ant-x\n"));
+    Findings fs = run_lint(in);
+    CHECK(of_rule(fs, kCredentialHost).empty());
+    CHECK(of_rule(fs, kUninspectedCredential).empty());  // generated inspected, not `tls: skip`
+    CHECK_FALSE(failing(fs));
+
+    // Declared, the relay's endpoint takes the inspected shape of OpenShell's provider profiles.
+    REQUIRE(in.generated);
+    const Endpoint& e = in.generated->rules[0].endpoints[1];
+    CHECK(e.host == "api.anthropic.com");
+    CHECK(e.tls.empty());
+    CHECK(e.protocol == "rest");
+    CHECK(e.enforcement == "enforce");
+    CHECK(in.generated->rules[0].endpoints[0].tls == "skip");
+}
+
+TEST_CASE("wildcards match credential hosts both ways") {
+    // The relay's *.github.com covers api.github.com, GitHub's credential host.
+    LintInput wide = input({"*.github.com"});
+    wide.env_files.push_back(env("GH_TOKEN=ghp_x\n"));
+    CHECK(of_rule(run_lint(wide), kCredentialHost).size() == 1);
+    // Declaring the one host that holds the key is enough.
+    LintInput declared = input({"*.github.com"}, {"api.github.com"});
+    declared.env_files.push_back(env("GH_TOKEN=ghp_x\n"));
+    CHECK(of_rule(run_lint(declared), kCredentialHost).empty());
+    // Slack's key goes to any *.slack.com host: hooks.slack.com is one.
+    LintInput slack = input({"hooks.slack.com"});
+    slack.env_files.push_back(env("SLACK_BOT_TOKEN=xoxb\n"));
+    CHECK(of_rule(run_lint(slack), kCredentialHost).size() == 1);
+    // Another port is another endpoint.
+    LintInput port = input({"api.github.com:8443"});
+    port.env_files.push_back(env("GITHUB_TOKEN=ghp_x\n"));
+    CHECK(of_rule(run_lint(port), kCredentialHost).empty());
+}
+
+TEST_CASE("a base URL moves a key's host, and unknown secrets are notes") {
+    LintInput in = input({"llm-proxy.example.com"});
+    in.env_files.push_back(env("OPENAI_API_KEY=sk-x\nOPENAI_BASE_URL=https://llm-proxy.example.com/v1\n"
+                               "ACME_API_KEY=abc\n"));
+    Findings fs = run_lint(in);
+    auto hosts = of_rule(fs, kCredentialHost);
+    REQUIRE(hosts.size() == 1);
+    CHECK(hosts[0]->message.find("OPENAI_BASE_URL (line 2)") != std::string::npos);
+    auto notes = of_rule(fs, kUnknownCredential);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0]->note);
+    CHECK(notes[0]->field == "ACME_API_KEY");
+}
+
+TEST_CASE("provider profiles bind credentials to their endpoints") {
+    LintInput in = input({"api.github.com", "pypi.org"});
+    in.providers = read_providers_file(kFixtures + "/providers_list.yaml");
+    Findings fs = run_lint(in);
+    auto hosts = of_rule(fs, kCredentialHost);
+    REQUIRE(hosts.size() == 1);  // pypi's profile has no credentials
+    CHECK(hosts[0]->message.find("provider \"github\" (GITHUB_TOKEN, GH_TOKEN)") != std::string::npos);
+    // And OpenShell would refuse the relay's `tls: skip` endpoint bound to GitHub's token.
+    auto refused = of_rule(fs, kUninspectedCredential);
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0]->field == "network_policies.toolcage_relay_p.endpoints[0]");
+    CHECK(refused[0]->message.find("allow_uninspected_credentials") != std::string::npos);
+    // So would the ambiguity rule: the profile inspects api.github.com, the relay skips TLS.
+    CHECK(!of_rule(fs, kAmbiguity).empty());
+}
+
+TEST_CASE("two policies shaping one host differently are flagged") {
+    LintInput in;
+    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/sandbox_github.yaml"));
+    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/sandbox_github_opaque.yaml"));
+    Findings fs = run_lint(in);
+    auto amb = of_rule(fs, kAmbiguity);
+    REQUIRE(amb.size() == 1);  // *.github.com meets api.github.com; github.com is not under it
+    CHECK(amb[0]->file == kFixtures + "/sandbox_github_opaque.yaml");
+    CHECK(amb[0]->field == "network_policies.downloads.endpoints[0]");
+    CHECK(amb[0]->message.find("sandbox_github.yaml at network_policies.github.endpoints[0]") !=
+          std::string::npos);
+    CHECK(amb[0]->message.find("tls auto-detect vs skip") != std::string::npos);
+    CHECK(amb[0]->fix.find("same tls") != std::string::npos);
+
+    // Shapes that agree are not ambiguous, nor are different hosts or ports.
+    LintInput same;
+    same.openshell.push_back(parse_openshell_policy(
+        "network_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
+        "access: read-only, enforcement: enforce}]\n    binaries: [{path: /usr/bin/curl}]\n", "a.yaml"));
+    same.openshell.push_back(parse_openshell_policy(
+        "network_policies:\n  b:\n    endpoints:\n"
+        "      - {host: api.example.com, port: 443, protocol: rest, access: full, enforcement: enforce}\n"
+        "      - {host: api.example.com, port: 8443, tls: skip}\n"
+        "      - {host: other.example.com, port: 443, tls: skip}\n"
+        "    binaries: [{path: /usr/bin/wget}]\n", "b.yaml"));
+    CHECK(run_lint(same).empty());
+
+    // Protocol and enforcement count where both endpoints carry request metadata.
+    LintInput enforcement;
+    enforcement.openshell.push_back(parse_openshell_policy(
+        "network_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
+        "access: read-only, enforcement: enforce}]\n", "a.yaml"));
+    enforcement.openshell.push_back(parse_openshell_policy(
+        "network_policies:\n  b:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
+        "access: read-only, enforcement: audit}]\n", "b.yaml"));
+    Findings efs = run_lint(enforcement);
+    auto e = of_rule(efs, kAmbiguity);
+    REQUIRE(e.size() == 1);
+    CHECK(e[0]->message.find("enforcement enforce vs audit") != std::string::npos);
+}
+
+TEST_CASE("the generated relay policy against the sandbox's: a different shape is flagged") {
+    LintInput in = input({"pypi.org", "files.pythonhosted.org", "github.com"});
+    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/sandbox_pypi.yaml"));
+    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/sandbox_github.yaml"));
+    Findings fs = run_lint(in);
+    auto amb = of_rule(fs, kAmbiguity);
+    REQUIRE(amb.size() == 1);  // pypi's hosts are skipped alike; github.com is inspected there
+    CHECK(amb[0]->message.find("\"github.com\" port 443") != std::string::npos);
+    CHECK(amb[0]->fix.find("relay.credentialed") != std::string::npos);
+}
+
+TEST_CASE("a generated relay policy may grant the relay binary only") {
+    LintInput in = input({"pypi.org"});
+    in.relay_binary = "/opt/toolcage/bin/toolcage-relay";  // generated for another path
+    Findings fs = run_lint(in);
+    auto foreign = of_rule(fs, kForeignBinary);
+    REQUIRE(foreign.size() == 1);
+    CHECK(foreign[0]->field == "network_policies.toolcage_relay_p.binaries[0]");
+
+    LintInput none = input({"pypi.org"});
+    none.generated->rules[0].binaries.clear();  // OpenShell: no binaries = every binary
+    CHECK(of_rule(run_lint(none), kForeignBinary).size() == 1);
+}
+
+TEST_CASE("an uninspected credentialed endpoint without the opt-in is what OpenShell refuses") {
+    LintInput in;
+    in.providers = read_providers_file(kFixtures + "/provider_claude_code.yaml");
+    in.openshell.push_back(parse_openshell_policy(
+        "network_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip}]\n"
+        "    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
+    Findings fs = run_lint(in);
+    auto refused = of_rule(fs, kUninspectedCredential);
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0]->file == "raw.yaml");
+
+    LintInput opted;
+    opted.providers = read_providers_file(kFixtures + "/provider_claude_code.yaml");
+    opted.openshell.push_back(parse_openshell_policy(
+        "network_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip, "
+        "allow_uninspected_credentials: true}]\n    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
+    CHECK(of_rule(run_lint(opted), kUninspectedCredential).empty());
+}
