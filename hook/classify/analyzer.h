@@ -25,8 +25,9 @@ constexpr char kUnknown = '\x01';
 enum class Taint : unsigned char {
     none = 0,
     computed = 1,  // produced by a local command (printf, a substitution we evaluated)
-    decoded = 2,   // produced by a decoder (base64 -d, xxd -r): obfuscated code
-    remote = 3,    // fetched from the network (curl, wget)
+    filtered = 2,  // transformed by a filter (rev, tr, sed, zcat): code nobody has read
+    decoded = 3,   // produced by a decoder (base64 -d, xxd -r): obfuscated code
+    remote = 4,    // fetched from the network (curl, wget)
 };
 
 struct Stream;
@@ -39,6 +40,8 @@ struct Value {
     bool guarded = false;       // the unknown runs cannot be empty (${x:?}, ${x:-y}, mktemp)
     bool alt_unknown = false;   // the text is one possibility, an unknown value the other (${x:-y})
     bool splits = false;        // an unquoted unknown run: it may split into several words (options)
+    // >( … ): the commands that read what the program writes to this file.
+    const std::vector<shell::Script>* writes_to = nullptr;
     Taint taint = Taint::none;  // origin of the unknown or computed text
     std::shared_ptr<Stream> procsub;  // <( … ): what reading this file gives
 
@@ -99,6 +102,8 @@ struct Scope {
     std::map<std::string, const shell::Command*, std::less<>> functions;
     std::map<std::string, std::string, std::less<>> aliases;
     std::map<std::string, std::vector<Value>, std::less<>> arrays;
+    // declare -n / local -n / typeset -n: a name that stands for another variable.
+    std::map<std::string, std::string, std::less<>> namerefs;
     std::optional<Value> arg0;      // $0 (bash -c 'code' NAME …)
     std::vector<Value> positional;  // $1 …
     bool positional_known = false;
@@ -153,6 +158,20 @@ struct Place {
     std::vector<std::string> secret_samples;  // concrete secret paths, matched against patterns
 };
 
+// A rehearsal (dry_run.cpp): `name` is a program or "program subcommand"; `letters` and
+// `longs` are the options that make it one; the rules in `relieves` (a trailing '.' is a
+// prefix) are lowered to `cap` for the program itself, never for code it runs.
+struct DryRun {
+    std::string_view name;
+    std::string_view letters;
+    std::string_view longs;
+    std::string_view relieves;
+    Decision cap;
+    std::string_view reason;
+};
+const DryRun* dry_run_of(const Call& c);
+bool dry_run_relieves(const DryRun& d, std::string_view rule);
+
 class Analyzer {
 public:
     Analyzer(const Context& ctx, const Policy& policy);
@@ -187,12 +206,14 @@ public:
     // Variables given to one program: PATH, LD_PRELOAD and the like change what runs;
     // PAGER, EDITOR, GIT_SSH_COMMAND hold commands, judged as such.
     void check_env(const std::vector<std::pair<std::string, Value>>& env, Scope& scope);
+    void judge_command_variable(const std::string& name, const Value& value, Scope& scope);
 
     // ---- running an argv (exec.cpp)
     Stream exec_argv(std::vector<Value> argv, Call proto);
     // The command word is not known: decide from what the arguments would do.
     void dynamic_program(const Value& cmd, Call& call);
     void check_framework_db(const Call& call);
+    void pass_output_origin(Call& call);
     void probe_unknown_wrapper(Call& call);
 
     // ---- paths (paths.cpp)
@@ -233,6 +254,9 @@ public:
     void interpreter_reads(std::string_view lang, const Stream& in, Call& call);
     void sql_text(const Value& sql, std::string_view client, Call& call);
 
+    const DryRun* dry = nullptr;  // the rehearsal being judged, at exec level dry_level
+    int dry_level = -1;
+    int exec_level = 0;           // nesting of exec_argv: a program, the programs it runs, …
     int probing = 0;                       // > 0: hits only raise probe_max (what-if checks)
     Decision probe_max = Decision::allow;
     int depth = 0;        // nesting of run_string
@@ -274,6 +298,8 @@ struct ProgramEntry {
     Handler handler;
 };
 std::span<const ProgramEntry> wrapper_programs();
+std::span<const ProgramEntry> launcher_programs();
+std::span<const ProgramEntry> admin_programs();
 std::span<const ProgramEntry> builtin_programs();
 std::span<const ProgramEntry> shell_programs();
 std::span<const ProgramEntry> git_programs();
@@ -289,6 +315,16 @@ Handler readonly_handler(std::string_view name);
 using ProgramRegistry = std::span<const ProgramEntry> (*)();
 std::span<const ProgramRegistry> program_registries();
 void readonly_rule_ids(std::vector<std::string>& out);
+
+// A program that runs a command: args[from..] (plus `append`) run as that command, a string as
+// `sh -c` of it, judged as if written alone (programs_wrappers.cpp).
+void run_wrapped(Analyzer& a, Call& c, size_t from, bool elevate, std::vector<Value> append = {},
+                 Scope* scope = nullptr);
+void run_wrapped_string(Analyzer& a, Call& c, const Value& code, bool elevate);
+
+// True when the program's output is its input transformed (decoders.cpp): text reaching a
+// shell through it is refused like decoded text.
+bool decodes_input(const Call& c);
 
 // The generic answers a handler falls back on.
 void handle_readonly(Analyzer& a, Call& c, std::string_view rule);  // allow (plus sudo/path floor)

@@ -732,7 +732,7 @@ bool looks_like_path(const std::string& s) {
 }  // namespace
 
 void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& call) {
-    if (code.taint == Taint::remote || code.taint == Taint::decoded) {
+    if (code.taint == Taint::remote || code.taint == Taint::decoded || code.taint == Taint::filtered) {
         bool remote_code = code.taint == Taint::remote;
         hit(Decision::deny, remote_code ? "pipe.remote-to-shell" : "pipe.decoded-to-shell",
             "the " + std::string(lang) + " program is " + (remote_code ? "fetched from the network" : "decoded at run time"));

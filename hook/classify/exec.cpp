@@ -87,7 +87,7 @@ std::string_view base_name_variant(std::string_view n) {
 
 std::span<const ProgramRegistry> program_registries() {
     static constexpr ProgramRegistry kRegistries[] = {
-        builtin_programs, wrapper_programs, shell_programs,       git_programs, file_programs,
+        builtin_programs, wrapper_programs, launcher_programs, admin_programs, shell_programs,       git_programs, file_programs,
         delete_programs,  system_programs,  interpreter_programs, sql_programs, build_programs};
     return kRegistries;
 }
@@ -142,6 +142,19 @@ void Analyzer::check_env(const std::vector<std::pair<std::string, Value>>& env, 
             run_string(code, scope, false, Stream(), "the command in " + name);
             continue;
         }
+        if (name == "BASH_ENV" || name == "ENV") {
+            // A file every shell started with this variable reads first: its text is code.
+            std::string who = "the start-up file in " + name;
+            if (value.procsub) {
+                Call reader;
+                reader.scope = &scope;
+                shell_reads(*value.procsub, scope, who, reader);
+            } else if (!refuse_tainted_script(value, scope, who)) {
+                if (const std::string* text = file_text(value, scope)) {
+                    run_string(Value::literal(*text), scope, false, Stream(), who);
+                }
+            }
+        }
         if (!harmless_env(name)) {
             hit(Decision::cage, "env.code-variable",
                 "setting " + name + " for a program can change what it loads or runs");
@@ -149,8 +162,38 @@ void Analyzer::check_env(const std::vector<std::pair<std::string, Value>>& env, 
     }
 }
 
+// A variable that holds a command (PAGER, GIT_SSH_COMMAND, BASH_ENV…) set in the shell rather
+// than for one program: any later program may run it, so a destructive value is refused where
+// it is set. A harmless one (EDITOR=vim) is left to the program that uses it.
+void Analyzer::judge_command_variable(const std::string& name, const Value& value, Scope& scope) {
+    static const std::string_view kNames[] = {"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+                                              "GIT_SEQUENCE_EDITOR", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXTERNAL_DIFF",
+                                              "GIT_PROXY_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER", "SUDO_ASKPASS",
+                                              "SSH_ASKPASS", "GIT_ASKPASS", "PROMPT_COMMAND", "SYSTEMD_PAGER",
+                                              "RSYNC_RSH", "FCEDIT", "BASH_ENV", "ENV"};
+    if (std::find(std::begin(kNames), std::end(kNames), name) == std::end(kNames)) return;
+    ++probing;
+    Decision saved = probe_max;
+    probe_max = Decision::allow;
+    check_env({{name, value}}, scope);
+    Decision got = probe_max;
+    probe_max = saved;
+    --probing;
+    if (got == Decision::deny) {
+        hit(Decision::deny, "env.code-variable",
+            name + " is set to a command that would be destructive when a program runs it (`" + value.shown() + "`)");
+    }
+}
+
 Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
     if (argv.empty()) return Stream();
+    struct Level {
+        int& n;
+        explicit Level(int& v) : n(v) { ++n; }
+        ~Level() { --n; }
+        Level(const Level&) = delete;
+        Level& operator=(const Level&) = delete;
+    } level(exec_level);
     if (--budget < 0) {
         hit(Decision::deny, "parse.limit", "the command is too large to analyse");
         return Stream::unknown_data();
@@ -211,12 +254,21 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
     }
     call.name = name;
     if (Handler h = find_handler(name)) {
+        const DryRun* outer = dry;
+        int outer_level = dry_level;
+        if (const DryRun* d = dry_run_of(call)) {
+            dry = d;
+            dry_level = exec_level;
+        }
         h(*this, call);
+        dry = outer;
+        dry_level = outer_level;
     } else {
         hit(Decision::cage, "unknown.program",
             "`" + name + "` is not a program known to be read-only; it runs in the cage");
         probe_unknown_wrapper(call);
     }
+    pass_output_origin(call);
     check_framework_db(call);
     if (call.elevated) {
         hit(Decision::cage, "sudo.elevated",
@@ -224,6 +276,23 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
     }
     apply_extra_rules(call);
     return call.out;
+}
+
+// Where the output came from: what a program reads on stdin reaches its output (remote data
+// stays remote through any chain), a decoder's output is code nobody has read, and >( … )
+// files are read by their commands.
+void Analyzer::pass_output_origin(Call& call) {
+    if (call.out.kind != Stream::Kind::none) {
+        Taint t = call.in.kind != Stream::Kind::none ? call.in.taint : Taint::none;
+        if (decodes_input(call)) t = std::max(t, Taint::filtered);
+        call.out.taint = std::max(call.out.taint, t);
+    }
+    for (const Value& v : call.args) {
+        if (!v.writes_to) continue;
+        Stream data = call.out.kind != Stream::Kind::none ? call.out : call.in;
+        Scope copy = *call.scope;
+        for (const shell::Script& s : *v.writes_to) walk_script(s, copy, data);
+    }
 }
 
 // An unknown program may be a wrapper that runs its arguments (pipenv run, dotenv --, a

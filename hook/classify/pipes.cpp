@@ -12,8 +12,10 @@ void Analyzer::shell_reads(const Stream& in, Scope& scope, std::string_view shel
         hit(Decision::deny, "pipe.remote-to-shell", who + " runs a script fetched from the network");
         return;
     }
-    if (in.taint == Taint::decoded) {
-        hit(Decision::deny, "pipe.decoded-to-shell", who + " runs a decoded (obfuscated) script");
+    if (in.taint == Taint::decoded || in.taint == Taint::filtered) {
+        hit(Decision::deny, "pipe.decoded-to-shell",
+            who + (in.taint == Taint::decoded ? " runs a decoded (obfuscated) script"
+                                              : " runs a script put together by a filter (rev, tr, sed, zcat, …): a decoder"));
         return;
     }
     switch (in.kind) {
@@ -40,8 +42,8 @@ void Analyzer::interpreter_reads(std::string_view lang, const Stream& in, Call& 
         hit(Decision::deny, "pipe.remote-to-shell", who + " runs a program fetched from the network");
         return;
     }
-    if (in.taint == Taint::decoded) {
-        hit(Decision::deny, "pipe.decoded-to-shell", who + " runs a decoded (obfuscated) program");
+    if (in.taint == Taint::decoded || in.taint == Taint::filtered) {
+        hit(Decision::deny, "pipe.decoded-to-shell", who + " runs a program decoded or put together by a filter");
         return;
     }
     switch (in.kind) {

@@ -25,13 +25,13 @@ constexpr auto kTools = sorted_by_name(std::to_array<Tool>({
     {"npm",
      "ls list ll la view info show v outdated search help root prefix bin whoami ping explain why "
      "fund audit version -v --version config doctor query",
-     "publish unpublish", "exec x", "pkg.run"},
+     "publish unpublish deprecate", "exec x", "pkg.run"},
     {"yarn", "info list why --version -v version config help outdated audit", "publish npm",
      "dlx exec", "pkg.run"},
-    {"pnpm", "ls list why outdated --version -v view info help audit root config", "publish",
+    {"pnpm", "ls list why outdated --version -v view info help audit root config", "publish unpublish deprecate",
      "dlx exec", "pkg.run"},
     {"cargo", "--version -V version search help locate-project pkgid verify-project read-manifest",
-     "publish", "", "build.run"},
+     "publish yank", "", "build.run"},
     {"pip", "list show freeze check --version -V help debug inspect search index", "", "",
      "pkg.install"},
     {"pipx", "list --version environment", "", "run", "pkg.install"},
@@ -178,7 +178,101 @@ void run_inner(Analyzer& a, Call& c, size_t from) {
     a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i), c.args.end()), proto);
 }
 
+// Makefile text known here (make -f - with a heredoc, --eval, a Makefile written earlier in the
+// command): its recipes are shell commands, judged as such; $(shell …) runs when it is read.
+// With -n (dry) the recipes only print; $(shell …) still runs.
+void makefile_text(Analyzer& a, Call& c, const std::string& text, std::string_view from, bool dry) {
+    std::string who = "a recipe of the makefile " + std::string(from);
+    size_t b = 0;
+    while (b < text.size()) {
+        size_t e = text.find('\n', b);
+        if (e == std::string::npos) e = text.size();
+        std::string line = text.substr(b, e - b);
+        b = e + 1;
+        std::string recipe;
+        if (!line.empty() && line[0] == '\t') {
+            recipe = line.substr(1);
+        } else {
+            size_t colon = line.find(':');
+            size_t semi = line.find(';', colon == std::string::npos ? 0 : colon);
+            if (colon != std::string::npos && semi != std::string::npos && line.find('=') > colon) recipe = line.substr(semi + 1);
+        }
+        for (size_t sh = line.find("$(shell "); sh != std::string::npos; sh = line.find("$(shell ", sh + 1)) {
+            size_t close = line.find(')', sh);
+            if (close != std::string::npos) {
+                a.run_string(Value::literal(line.substr(sh + 8, close - sh - 8)), *c.scope, false, Stream(),
+                             "$(shell …) in the makefile " + std::string(from));
+            }
+        }
+        while (!recipe.empty() && (recipe[0] == '@' || recipe[0] == '-' || recipe[0] == '+' || recipe[0] == ' ')) {
+            recipe.erase(0, 1);
+        }
+        if (!recipe.empty() && (!dry || recipe.find("$(MAKE)") != std::string::npos)) a.run_string(Value::literal(recipe), *c.scope, false, Stream(), who);
+    }
+}
+
+void make_inputs(Analyzer& a, Call& c) {
+    bool named = false;
+    bool dry = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+        const std::string& t = v.text;
+        return t == "--dry-run" || t == "--just-print" || t == "--recon" ||
+               (t.size() > 1 && t[0] == '-' && t[1] != '-' && t.find('n') != std::string::npos &&
+                t.find_first_of("fCIoWE") == std::string::npos);
+    });
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        const std::string& t = v.text;
+        Value file = v;
+        bool is_file = false;
+        if ((t == "-f" || t == "--file" || t == "--makefile") && i + 1 < c.argc()) {
+            file = c.args[++i];
+            is_file = true;
+        } else if (t.rfind("--file=", 0) == 0 || t.rfind("--makefile=", 0) == 0) {
+            file.text = t.substr(t.find('=') + 1);
+            is_file = true;
+        } else if (t.size() > 2 && t.rfind("-f", 0) == 0) {
+            file.text = t.substr(2);
+            is_file = true;
+        } else if (t.rfind("--eval=", 0) == 0 || (t == "-E" && i + 1 < c.argc()) || (t == "--eval" && i + 1 < c.argc())) {
+            Value code = t.rfind("--eval=", 0) == 0 ? Value::literal(t.substr(7)) : c.args[++i];
+            if (!code.known()) {
+                a.hit(Decision::cage, "build.run", "make --eval gets text known only at run time");
+                continue;
+            }
+            makefile_text(a, c, code.text, "given with --eval", dry);
+            continue;
+        }
+        if (!is_file) continue;
+        named = true;
+        if (file.procsub) {
+            a.shell_reads(*file.procsub, *c.scope, "make", c);
+            continue;
+        }
+        if (file.text == "-" || file.text == "/dev/stdin" || file.text == "/dev/fd/0" || file.text == "/proc/self/fd/0") {
+            if (c.in.taint >= Taint::filtered) {
+                a.shell_reads(c.in, *c.scope, "make -f -", c);
+            } else if (c.in.kind == Stream::Kind::literal) {
+                makefile_text(a, c, c.in.text, "read from stdin", dry);
+            }
+            continue;
+        }
+        if (a.refuse_tainted_script(file, *c.scope, "make -f")) continue;
+        if (const std::string* text = a.file_text(file, *c.scope)) makefile_text(a, c, *text, file.text, dry);
+    }
+    if (!named) {
+        for (const char* f : {"GNUmakefile", "makefile", "Makefile"}) {
+            Value file = Value::literal(f);
+            if (a.refuse_tainted_script(file, *c.scope, "make")) return;
+            if (const std::string* text = a.file_text(file, *c.scope)) {
+                makefile_text(a, c, *text, f, dry);
+                return;
+            }
+        }
+    }
+}
+
 void tool_program(Analyzer& a, Call& c) {
+    if (c.name == "make" || c.name == "gmake") make_inputs(a, c);
     if (c.name == "npx" || c.name == "bunx" || c.name == "uvx" || c.name == "pnpx") {
         a.hit(Decision::cage, "pkg.exec",
               "`" + c.name + "` runs a package's command (downloading it if needed)");
@@ -210,16 +304,15 @@ void tool_program(Analyzer& a, Call& c) {
         (c.name == "yarn" && sub == "npm" && next == "publish")) {
         publish = true;
     }
-    bool dry = std::any_of(c.args.begin(), c.args.end(),
-                           [](const Value& v) { return v.text == "--dry-run" || v.text == "-n"; });
-    if (publish && dry) {
-        a.hit(Decision::cage, "pkg.run",
-              "`" + c.name + " " + sub + " --dry-run` only rehearses the publication");
-        return;
+    if (publish && c.name == "cargo" && sub == "yank" &&
+        std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "--undo"; })) {
+        publish = false;  // yank --undo makes a version available again
     }
     if (publish) {
         a.hit(Decision::deny, "publish.package",
-              "`" + c.name + " " + sub + "` publishes a package: a release cannot be taken back");
+              "`" + c.name + " " + sub +
+                  "` publishes, withdraws or deprecates a package on a registry: others see it at once "
+                  "and it cannot be taken back");
         return;
     }
     if ((c.name == "npm" || c.name == "pnpm") && sub == "run" && c.argc() > sub_at + 1 &&

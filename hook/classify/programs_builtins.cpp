@@ -92,9 +92,27 @@ void popd_builtin(Analyzer& a, Call& c) {
 
 void declare_builtin(Analyzer& a, Call& c) {
     bool functions = false;
+    bool nameref = false;
     for (const Value& v : c.args) {
         if (is_flag(v) || (v.known() && v.text.size() > 1 && v.text[0] == '+')) {
             if (v.text.find('f') != std::string::npos) functions = true;
+            if (v.text[0] == '-' && v.text.find('n') != std::string::npos) nameref = true;
+            continue;
+        }
+        if (nameref && !functions) {
+            // declare -n ref=target: later reads and writes of ref reach target.
+            size_t eq = v.text.find('=');
+            std::string name = v.text.substr(0, eq);
+            if (eq == std::string::npos || name.find(kUnknown) != std::string::npos) continue;
+            std::string target = v.text.substr(eq + 1);
+            if (target.empty() || target.find(kUnknown) != std::string::npos) {
+                // A reference to a name known only at run time: its reads are unknown.
+                c.scope->namerefs.erase(name);
+                a.assign(*c.scope, name, Value::unknown_value());
+            } else {
+                c.scope->vars.erase(name);
+                c.scope->namerefs.insert_or_assign(name, target.substr(0, target.find('[')));
+            }
             continue;
         }
         size_t eq = v.text.find('=');
@@ -111,6 +129,7 @@ void declare_builtin(Analyzer& a, Call& c) {
             std::vector<Value> both{a.lookup(name, *c.scope), val};
             val = join_values(both, 0, "");
         }
+        a.judge_command_variable(name, val, *c.scope);
         a.assign(*c.scope, name, val);
     }
     a.hit(Decision::allow, "shell.assignment", "sets shell variables");
@@ -255,19 +274,60 @@ void exec_builtin(Analyzer& a, Call& c) {
 void read_builtin(Analyzer& a, Call& c) {
     // read from known text (here-string, heredoc, echo |): the variables get its words.
     std::vector<std::string> names;
-    bool array = false;
+    bool array = c.name != "read";  // mapfile and readarray fill an array, one line an item
+    bool strip_newline = false;
     for (size_t i = 0; i < c.argc(); ++i) {
         const std::string& t = c.arg(i);
-        if (is_flag(c.args[i])) {
-            if (t == "-a") array = true;
-            if (t == "-p" || t == "-d" || t == "-n" || t == "-N" || t == "-t" || t == "-u" ||
-                t == "-i" || t == "-a" || t == "-C" || t == "-c" || t == "-O") {
-                if (t == "-a" && i + 1 < c.argc()) names.push_back(c.arg(i + 1));
-                ++i;
+        if (is_flag(c.args[i]) && t[1] != '-') {
+            // A bundle (-ra NAME): its last letter may take the next word.
+            for (size_t k = 1; k < t.size(); ++k) {
+                char f = t[k];
+                if (c.name == "read" && f == 'a') array = true;
+                if (c.name != "read" && f == 't') {
+                    strip_newline = true;
+                    continue;
+                }
+                bool takes = c.name == "read" ? std::string_view("pdnNtuaiC").find(f) != std::string_view::npos
+                                              : std::string_view("dnOsuCc").find(f) != std::string_view::npos;
+                if (!takes) continue;
+                if (k + 1 == t.size() && i + 1 < c.argc()) {
+                    ++i;
+                    if (f == 'a') names.push_back(c.arg(i));
+                }
+                break;
             }
             continue;
         }
         names.push_back(t);
+    }
+    if (c.name != "read") {
+        for (size_t i = 0; i + 1 < c.argc(); ++i) {
+            // -C CALLBACK is evaluated as shell code for every chunk of lines.
+            if (c.arg(i) == "-C") a.run_string(c.args[i + 1], *c.scope, true, Stream(), c.name + " -C");
+        }
+        std::string arr = names.empty() ? std::string("MAPFILE") : names.back();
+        if (c.in.kind == Stream::Kind::literal) {
+            std::vector<Value> items;
+            size_t b = 0;
+            const std::string& text = c.in.text;
+            while (b < text.size() && items.size() < 256) {
+                size_t e = text.find('\n', b);
+                std::string line = text.substr(b, e == std::string::npos ? std::string::npos : e - b + (strip_newline ? 0 : 1));
+                Value item = Value::literal(line);
+                item.taint = std::max(c.in.taint, Taint::computed);
+                items.push_back(std::move(item));
+                if (e == std::string::npos) break;
+                b = e + 1;
+            }
+            c.scope->arrays[arr] = items;
+            c.scope->vars.erase(arr);
+        } else {
+            // Lines of unknown content: every item is unknown, with the input's origin.
+            c.scope->arrays[arr] = {Value::unknown_value(false, std::max(c.in.taint, Taint::computed))};
+            c.scope->vars.erase(arr);
+        }
+        a.hit(Decision::allow, "shell.builtin", "reads input into an array");
+        return;
     }
     if (c.in.kind == Stream::Kind::literal && c.name == "read" && !names.empty()) {
         std::string line = c.in.text.substr(0, c.in.text.find('\n'));

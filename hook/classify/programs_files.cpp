@@ -2,6 +2,7 @@
 // destination is judged as a write (overwriting outside the workspace or a secret is refused),
 // sources that are read are checked for credentials.
 #include <algorithm>
+#include <cctype>
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
@@ -318,8 +319,60 @@ void truncate_program(Analyzer& a, Call& c) {
     for (size_t k : o.operands) a.check_write(c.args[k], WriteMode::truncate, "truncate", *c.scope);
 }
 
+// parted's commands (after the device): these change the disk; print, unit, help only show.
+// `-s`/`--script` is parted's script mode (no questions asked), not a listing flag.
+void parted_program(Analyzer& a, Call& c) {
+    static const std::string_view kShows[] = {"print", "p", "unit", "help", "version", "quit", "align-check"};
+    bool any_command = false;
+    bool device_seen = false;
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        const std::string& t = v.text;
+        if (t == "-l" || t == "--list" || t == "-v" || t == "--version" || t == "-h" || t == "--help") {
+            a.hit(Decision::allow, "disk.list", "`parted " + t + "` only lists partitions");
+            return;
+        }
+        if (is_flag(v)) {
+            if ((t == "-a" || t == "--align") && i + 1 < c.argc()) ++i;
+            continue;
+        }
+        if (!device_seen) {
+            device_seen = true;
+            continue;
+        }
+        any_command = true;
+        if (!v.known()) {
+            a.hit(Decision::deny, "disk.format", "`parted` gets a command known only at run time");
+            return;
+        }
+        bool shows = std::find(std::begin(kShows), std::end(kShows), t) != std::end(kShows);
+        if (t == "unit" && i + 1 < c.argc()) ++i;
+        if (t == "print" || t == "p") {
+            if (i + 1 < c.argc() && (c.arg(i + 1) == "free" || c.arg(i + 1) == "all" || c.arg(i + 1) == "devices" ||
+                                     c.arg(i + 1) == "list")) {
+                ++i;
+            }
+        }
+        if (!shows) {
+            a.hit(Decision::deny, "disk.format",
+                  "`parted " + t + "` changes the partition table: what is on the disk is lost");
+            return;
+        }
+    }
+    if (!any_command) {
+        a.hit(Decision::cage, "disk.manage", "`parted` without a command reads commands from its input");
+        if (c.in.kind != Stream::Kind::none) a.hit(Decision::deny, "disk.format", "`parted` reads its commands from a pipe");
+        return;
+    }
+    a.hit(Decision::allow, "disk.list", "`parted` only prints partitions");
+}
+
 // Partitioning and formatting: read-only listing forms only.
 void disk_program(Analyzer& a, Call& c) {
+    if (c.name == "parted") {
+        parted_program(a, c);
+        return;
+    }
     static const std::string_view kList[] = {"-l",        "--list", "-d",     "--dump", "-p",
                                              "--print",   "print",  "-s",     "--show", "-V",
                                              "--version", "-h",     "--help", "-n",     "--no-act"};
@@ -529,8 +582,99 @@ void compress_program(Analyzer& a, Call& c) {
           "`" + c.name + "` replaces files with their (de)compressed form");
 }
 
+// One Ex command of vi/vim/nvim/ex (-c CMD, +CMD, --cmd CMD): `:!cmd`, `:r !cmd`, `:w !cmd`,
+// `:{range}!filter` run a shell command; system() and :terminal run one too.
+void vim_ex_command(Analyzer& a, Call& c, const Value& given) {
+    std::string t = given.text;
+    auto run = [&](std::string code, std::string_view how) {
+        Value v = given;
+        v.text = std::move(code);
+        a.run_string(v, *c.scope, false, Stream(), "the shell command of vim's " + std::string(how));
+    };
+    size_t i = 0;
+    for (int round = 0; round < 4; ++round) {
+        while (i < t.size() && (t[i] == ':' || t[i] == ' ' || t[i] == '\t')) ++i;
+        // Modifiers that precede a command.
+        bool again = false;
+        for (std::string_view m : {"silent!", "silent", "sil!", "sil", "keepalt", "noautocmd", "verbose", "unsilent"}) {
+            if (t.compare(i, m.size(), m) == 0 && (i + m.size() == t.size() || t[i + m.size()] == ' ')) {
+                i += m.size();
+                again = true;
+                break;
+            }
+        }
+        if (!again) break;
+    }
+    // A range: %, ., $, numbers, marks, patterns are rare in -c; skip the simple ones.
+    while (i < t.size() && std::string_view("%.$,;0123456789'+-").find(t[i]) != std::string_view::npos) ++i;
+    if (i < t.size() && t[i] == '!') {
+        run(t.substr(i + 1), ":!");
+        return;
+    }
+    size_t w = i;
+    while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i]))) ++i;
+    std::string word = t.substr(w, i - w);
+    if (i < t.size() && t[i] == '!') ++i;  // :w! :q! force, not a shell
+    size_t rest = i;
+    while (rest < t.size() && t[rest] == ' ') ++rest;
+    if (rest < t.size() && t[rest] == '!' && rest > i) {
+        run(t.substr(rest + 1), ":" + word + " !");
+        return;
+    }
+    if (word == "sh" || word == "shell" || word == "term" || word == "terminal" || word == "py" || word == "python" ||
+        word == "py3" || word == "python3" || word == "pyx" || word == "lua" || word == "luado" || word == "perl" ||
+        word == "ruby" || word == "exe" || word == "execute" || word == "so" || word == "source" || word == "runtime") {
+        a.hit(Decision::cage, "editor.runs-commands", "vim's `:" + word + "` runs code");
+    }
+    for (std::string_view fn : {"system(", "systemlist(", "jobstart(", "termopen(", "job_start(", "term_start("}) {
+        size_t at = t.find(fn);
+        if (at == std::string::npos) continue;
+        a.hit(Decision::cage, "editor.runs-commands", "vim's " + std::string(fn) + ") runs a command");
+        size_t q = at + fn.size();
+        while (q < t.size() && t[q] == ' ') ++q;
+        if (q < t.size() && (t[q] == '"' || t[q] == '\'')) {
+            size_t e = t.find(t[q], q + 1);
+            if (e != std::string::npos) run(t.substr(q + 1, e - q - 1), std::string(fn) + ")");
+        }
+    }
+}
+
 void editor_program(Analyzer& a, Call& c) {
     a.hit(Decision::cage, "editor.edits", "`" + c.name + "` edits files and can run commands");
+    bool vim_like = c.name == "vi" || c.name == "vim" || c.name == "nvim" || c.name == "ex" || c.name == "view" ||
+                    c.name == "gvim" || c.name == "vimdiff" || c.name == "rvim";
+    if (!vim_like) return;
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        const std::string& t = v.text;
+        if ((t == "-c" || t == "--cmd") && i + 1 < c.argc()) {
+            vim_ex_command(a, c, c.args[++i]);
+        } else if (t.size() > 1 && t[0] == '+' && t.find_first_not_of("0123456789", 1) != std::string::npos &&
+                   t[1] != '/' && t[1] != '?') {
+            Value cmd = v;
+            cmd.text = t.substr(1);
+            vim_ex_command(a, c, cmd);
+        } else if ((t == "-S" || t == "-s" || t == "-u" || t == "-W" || t == "-w") && i + 1 < c.argc()) {
+            // A script of Ex commands or of typed keys: judged when written in this command.
+            const Value& f = c.args[++i];
+            if (t == "-W" || t == "-w") {
+                a.check_write(f, WriteMode::append, c.name + " " + t, *c.scope);
+                continue;
+            }
+            if (a.refuse_tainted_script(f, *c.scope, c.name + " " + t)) return;
+            if (const std::string* text = a.file_text(f, *c.scope)) {
+                size_t b = 0;
+                while (b < text->size()) {
+                    size_t e = text->find('\n', b);
+                    if (e == std::string::npos) e = text->size();
+                    vim_ex_command(a, c, Value::literal(text->substr(b, e - b)));
+                    b = e + 1;
+                }
+            }
+        } else if (!v.known() && !t.empty() && (t[0] == '+' || t[0] == kUnknown)) {
+            a.hit(Decision::cage, "editor.runs-commands", "`" + c.name + "` gets commands known only at run time");
+        }
+    }
 }
 
 void patch_program(Analyzer& a, Call& c) {
@@ -595,6 +739,10 @@ constexpr auto kFilePrograms = sorted_by_name(std::to_array<ProgramEntry>({
     {"emacs", editor_program},
     {"ed", editor_program},
     {"ex", editor_program},
+    {"view", editor_program},
+    {"gvim", editor_program},
+    {"rvim", editor_program},
+    {"vimdiff", editor_program},
     {"code", editor_program},
     {"patch", patch_program},
     {"split", editor_program},

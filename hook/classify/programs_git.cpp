@@ -16,7 +16,39 @@ struct Git {
     std::string sub;
     std::vector<Value> args;  // after the subcommand
     std::map<std::string, std::string, std::less<>> aliases;
+    std::map<std::string, std::string, std::less<>> config;  // git -c key=value, keys lowercased
 };
+
+bool config_false(const Git& g, std::string_view key) {
+    auto it = g.config.find(key);
+    if (it == g.config.end()) return false;
+    std::string v = lower(it->second);
+    return v == "false" || v == "0" || v == "no" || v == "off" || v.empty();
+}
+
+// The ext:: transport runs a command: `ext::sh -c rm% -rf% ~` is `sh -c 'rm -rf ~'` (git reads
+// `% ` as a space, `%%` as %, `%s` as the service name).
+void judge_ext_url(Analyzer& a, Call& c, const std::string& url) {
+    // Arguments were split at unescaped spaces only: quote each so the shell does the same.
+    std::string quoted;
+    std::vector<std::string> words;
+    std::string cur;
+    for (size_t i = 5; i < url.size(); ++i) {
+        if (url[i] == '%' && i + 1 < url.size()) {
+            char n = url[++i];
+            cur += n == ' ' ? " " : n == '%' ? "%" : (n == 's' || n == 'S') ? "git-upload-pack" : "";
+        } else if (url[i] == ' ') {
+            if (!cur.empty()) words.push_back(cur);
+            cur.clear();
+        } else {
+            cur += url[i];
+        }
+    }
+    if (!cur.empty()) words.push_back(cur);
+    for (const std::string& w : words) quoted += (quoted.empty() ? "" : " ") + shell_quote(w);
+    a.hit(Decision::cage, "git.ext-transport", "an ext:: URL makes git run a command");
+    a.run_string(Value::literal(quoted), *c.scope, false, Stream(), "the command of an ext:: URL");
+}
 
 using GitHandler = void (*)(Analyzer&, Call&, Git&);
 
@@ -108,13 +140,9 @@ void git_reset(Analyzer& a, Call&, Git& g) {
 }
 
 void git_clean(Analyzer& a, Call&, Git& g) {
-    bool dry = has(g, {"--dry-run"}) || has_short(g, 'n');
-    bool force = has(g, {"--force"}) || has_short(g, 'f');
+    // clean.requireForce=false (from -c here) makes clean delete without -f.
+    bool force = has(g, {"--force"}) || has_short(g, 'f') || config_false(g, "clean.requireforce");
     bool interactive = has(g, {"--interactive"}) || has_short(g, 'i');
-    if (dry) {
-        a.hit(Decision::allow, "readonly.git", "`git clean -n` only lists what it would delete");
-        return;
-    }
     if (force) {
         a.hit(Decision::deny, "git.clean-force",
               "`git clean -f` deletes untracked files (and with -x ignored ones, like .env) for "
@@ -126,7 +154,6 @@ void git_clean(Analyzer& a, Call&, Git& g) {
 }
 
 void git_push(Analyzer& a, Call&, Git& g) {
-    bool dry = has(g, {"--dry-run"}) || has_short(g, 'n');
     bool force = has(g, {"--force", "--force-with-lease", "--force-if-includes", "--mirror"}) ||
                  has_short(g, 'f');
     bool del = has(g, {"--delete", "--prune"}) || has_short(g, 'd');
@@ -140,10 +167,6 @@ void git_push(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--receive-pack", "--exec"}))
         a.hit(Decision::cage, "git.runs-program",
               "`git push --receive-pack` runs a program on the remote");
-    if (dry) {
-        a.hit(Decision::cage, "git.network", "`git push --dry-run` only talks to the remote");
-        return;
-    }
     if (force) {
         a.hit(Decision::deny, "git.push-force",
               "a forced push rewrites published history on the remote");
@@ -449,6 +472,11 @@ void git_submodule(Analyzer& a, Call& c, Git& g) {
         read_only(a, g);
         return;
     }
+    if (ops[0]->text == "deinit" && (has(g, {"--force"}) || has_short(g, 'f'))) {
+        a.hit(Decision::deny, "git.submodule-deinit-force",
+              "`git submodule deinit --force` deletes the submodules' working trees with their local changes");
+        return;
+    }
     local_change(a, g, "changes submodules (and fetches them)");
 }
 
@@ -727,6 +755,12 @@ void git_program(Analyzer& a, Call& c) {
             Value value = Value::literal(eq == std::string::npos ? "" : kv.substr(eq + 1));
             if (lower(key).rfind("alias.", 0) == 0)
                 g.aliases.insert_or_assign(key.substr(6), value.text);
+            g.config.insert_or_assign(lower(key), value.text);
+            // url.<base>.insteadOf: the base may be an ext:: command.
+            if (lower(key).rfind("url.ext::", 0) == 0) {
+                size_t dot = key.rfind('.');
+                judge_ext_url(a, c, key.substr(4, dot - 4));
+            }
             judge_config_value(a, c, key, value, "git -c");
         } else if (t == "--config-env" || t.rfind("--config-env=", 0) == 0 ||
                    t.rfind("--exec-path", 0) == 0) {
@@ -747,6 +781,9 @@ void git_program(Analyzer& a, Call& c) {
     }
     g.sub = c.arg(i);
     g.args.assign(c.args.begin() + static_cast<long>(i) + 1, c.args.end());
+    for (const Value& v : g.args) {
+        if (v.text.rfind("ext::", 0) == 0) judge_ext_url(a, c, v.text);
+    }
     dispatch(a, c, g, 0);
 }
 

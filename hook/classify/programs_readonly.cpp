@@ -301,8 +301,15 @@ bool check_sed(Analyzer& a, Call& c) {
         for (const std::string& r : fx.runs) {
             ro = false;
             a.hit(Decision::cage, "sed.runs-commands", "the sed script runs shell commands (e)");
-            if (!r.empty())
+            if (!r.empty()) {
                 a.run_string(Value::literal(r), *c.scope, false, Stream(), "sed's e command");
+            } else {
+                // `e` alone and s///e run the pattern space: lines of the input, rewritten by
+                // sed, as commands. That is a decoder feeding a shell.
+                Call reader = c;
+                a.shell_reads(Stream::unknown_data(std::max(c.in.taint, Taint::filtered)), *c.scope,
+                              "sed's e (the pattern space as a command)", reader);
+            }
         }
         for (const std::string& w : fx.writes) {
             ro = false;
@@ -391,13 +398,38 @@ bool check_awk(Analyzer& a, Call& c) {
             }
             return std::nullopt;
         };
+        // Where a literal ends in `code` ("3" -> the index after its closing quote).
+        auto literal_end = [&](size_t pos) -> size_t {
+            while (pos < code.size() && (code[pos] == ' ' || code[pos] == '(')) ++pos;
+            if (pos >= code.size() || code[pos] != '"') return std::string::npos;
+            size_t e = code.find('"', pos + 1);
+            return e == std::string::npos ? e : e + 1;
+        };
+        // A command awk builds from its input (system($0), print | "sh") runs text a filter
+        // made: a decoder into a shell.
+        auto runs_input = [&](std::string_view how) {
+            Call reader = c;
+            a.shell_reads(Stream::unknown_data(std::max(c.in.taint, Taint::filtered)), *c.scope,
+                          "awk's " + std::string(how), reader);
+        };
         for (size_t pos = code.find("system"); pos != std::string::npos;
              pos = code.find("system", pos + 1)) {
             ro = false;
             a.hit(Decision::cage, "awk.runs-commands",
                   "the awk program runs shell commands (system)");
-            if (auto s = literal_at(pos + 6))
-                a.run_string(Value::literal(*s), *c.scope, false, Stream(), "awk's system()");
+            if (auto s = literal_at(pos + 6)) {
+                // "cmd " $1: a known command with data appended.
+                size_t e = literal_end(pos + 6);
+                size_t next = e == std::string::npos ? e : code.find_first_not_of(" ", e);
+                Value v = Value::literal(*s);
+                if (next != std::string::npos && code[next] != ')') {
+                    v.text += kUnknown;
+                    v.unknown = true;
+                }
+                a.run_string(v, *c.scope, false, Stream(), "awk's system()");
+            } else {
+                runs_input("system()");
+            }
         }
         for (size_t pos = code.find('|'); pos != std::string::npos; pos = code.find('|', pos + 1)) {
             if (pos + 1 < code.size() && code[pos + 1] == '|') {
@@ -407,8 +439,29 @@ bool check_awk(Analyzer& a, Call& c) {
             ro = false;
             a.hit(Decision::cage, "awk.runs-commands",
                   "the awk program pipes to or from a shell command");
-            if (auto s = literal_at(pos + 1))
-                a.run_string(Value::literal(*s), *c.scope, false, Stream(), "an awk pipe");
+            if (auto s = literal_at(pos + 1)) {
+                std::vector<std::string> w = split_ws(*s);
+                bool shell = !w.empty() && (basename_of(w[0]) == "sh" || basename_of(w[0]) == "bash" ||
+                                            basename_of(w[0]) == "dash" || basename_of(w[0]) == "zsh" ||
+                                            basename_of(w[0]) == "ksh" || basename_of(w[0]) == "ash") &&
+                             (w.size() == 1 || w[1] == "-s" || w[1] == "-");
+                if (!shell) {
+                    a.run_string(Value::literal(*s), *c.scope, false, Stream(), "an awk pipe");
+                } else {
+                    // print "text" | "sh": the shell runs the text; anything else is input awk
+                    // passed on.
+                    size_t pr = code.rfind("print", pos);
+                    size_t from = pr == std::string::npos ? pr : pr + (code.compare(pr, 6, "printf") == 0 ? 6 : 5);
+                    size_t e = from == std::string::npos ? from : literal_end(from);
+                    auto printed = from == std::string::npos ? std::nullopt : literal_at(from);
+                    bool only = e != std::string::npos && code.find_first_not_of(" )", e) == pos;
+                    if (printed && only) {
+                        a.run_string(Value::literal(*printed), *c.scope, false, Stream(), "the text awk prints into a shell");
+                    } else {
+                        runs_input("print into a shell");
+                    }
+                }
+            }
             // "cmd" | getline
             size_t q = code.rfind('"', pos);
             if (q != std::string::npos && q > 0) {
@@ -729,13 +782,112 @@ bool check_yq(Analyzer& a, Call& c) {
     return true;
 }
 
+// A pager's start-up commands (less +CMD, ++CMD, the LESS variable): `!cmd` runs a shell
+// command, `|` pipes to one, `s`/`o` save to a file. Anything else only moves or searches.
+bool pager_commands(Analyzer& a, Call& c, const Value& cmds, std::string_view from) {
+    std::string t = cmds.text;
+    while (!t.empty() && t[0] == '+') t.erase(0, 1);
+    size_t bang = t.find('!');
+    size_t bar = t.find('|');
+    if (bang == std::string::npos && bar == std::string::npos) return true;
+    a.hit(Decision::cage, "pager.runs-commands", "`" + c.name + "` runs a shell command given in " + std::string(from));
+    if (bang != std::string::npos && (bar == std::string::npos || bang < bar)) {
+        Value code = cmds;
+        code.text = t.substr(bang + 1);
+        a.run_string(code, *c.scope, false, Stream(), "the `!` command of " + c.name);
+    } else if (bar + 2 <= t.size()) {
+        Value code = cmds;
+        code.text = t.substr(bar + 2);  // |m: pipe to a command from mark m
+        a.run_string(code, *c.scope, false, Stream(), "the `|` command of " + c.name);
+    }
+    return false;
+}
+
+// less, more, most, man, info, pager used as viewers are read-only; what makes them run a
+// program is an option (+!cmd, -P/--pager, -H/--html, a lesskey file) or a variable set for
+// them (LESSOPEN, PAGER, MANPAGER: check_env judges those as commands; LESS holds options).
 bool check_pager(Analyzer& a, Call& c) {
-    for (const Value& v : c.args) {
+    bool ro = true;
+    bool is_man = c.name == "man";
+    for (const auto& [name, value] : c.env) {
+        if (name == "LESS" || name == "MORE") {
+            for (const std::string& w : split_ws(value.text)) {
+                if (!w.empty() && w[0] == '+') ro = pager_commands(a, c, Value::literal(w), name) && ro;
+            }
+            if (!value.known()) {
+                a.hit(Decision::cage, "pager.runs-commands", name + " holds options known only at run time");
+                ro = false;
+            }
+        }
+        if (name == "LESSOPEN" || name == "LESSCLOSE" || name == "PAGER" || name == "MANPAGER" ||
+            name == "BROWSER" || name == "LESSKEY" || name == "LESSKEYIN" || name == "MANOPT") {
+            a.hit(Decision::cage, "pager.runs-commands", name + " makes `" + c.name + "` run a program");
+            ro = false;
+        }
+    }
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        const std::string& t = v.text;
+        if (!v.known() && !t.empty() && (t[0] == kUnknown || t[0] == '+' || t[0] == '-')) {
+            a.hit(Decision::cage, "pager.runs-commands", "`" + c.name + "` gets options known only at run time");
+            ro = false;
+            continue;
+        }
+        if (!t.empty() && t[0] == '+' && !is_man) {
+            ro = pager_commands(a, c, v, "+") && ro;
+            continue;
+        }
+        if (is_man && (t == "-P" || t.rfind("--pager", 0) == 0 || t.rfind("-P", 0) == 0 || t.rfind("-H", 0) == 0 ||
+                       t.rfind("--html", 0) == 0)) {
+            // man -P PAGER / --pager=PAGER / -HBROWSER / --html=BROWSER: a command line.
+            Value code = v;
+            if (t == "-P" || t == "--pager") {
+                if (i + 1 >= c.argc()) continue;
+                code = c.args[++i];
+            } else if (t.rfind("--", 0) == 0) {
+                size_t eq = t.find('=');
+                code.text = eq == std::string::npos ? std::string() : t.substr(eq + 1);
+            } else {
+                code.text = t.substr(2);
+            }
+            a.hit(Decision::cage, "pager.runs-commands", "`man " + t.substr(0, 2) + "` names a program to show the page with");
+            ro = false;
+            if (!code.text.empty()) a.run_string(code, *c.scope, false, Stream(), "the program `man` shows pages with");
+            continue;
+        }
+        if (is_man && (t == "-C" || t.rfind("--config-file", 0) == 0 || t == "-p" || t == "-l" || t == "--local-file" ||
+                       t == "-M" || t == "--manpath" || t == "-m" || t == "--systems")) {
+            if (t == "-l" || t == "--local-file") continue;  // the operands are files it reads
+            if (t == "-C" || t.rfind("--config-file", 0) == 0) {
+                a.hit(Decision::cage, "pager.runs-commands", "`man -C` reads a configuration that names programs");
+                ro = false;
+            }
+            if (t.find('=') == std::string::npos) ++i;  // the option's value
+            continue;
+        }
+        if (!is_man && (t == "-k" || t.rfind("--lesskey", 0) == 0 || t == "-o" || t == "-O" ||
+                        t.rfind("--log-file", 0) == 0 || t.rfind("--LOG-FILE", 0) == 0 || t.rfind("-k", 0) == 0 ||
+                        t.rfind("-o", 0) == 0 || t.rfind("-O", 0) == 0)) {
+            bool log = t.rfind("-o", 0) == 0 || t.rfind("-O", 0) == 0 || t.rfind("--log", 0) == 0 || t.rfind("--LOG", 0) == 0;
+            Value file = v;
+            if (t.size() > 2 && t[1] != '-') {
+                file.text = t.substr(2);
+            } else if (t.find('=') != std::string::npos) {
+                file.text = t.substr(t.find('=') + 1);
+            } else if (i + 1 < c.argc()) {
+                file = c.args[++i];
+            }
+            if (log) {
+                a.check_write(file, WriteMode::truncate, c.name + " " + t.substr(0, 2), *c.scope);
+            } else {
+                a.hit(Decision::cage, "pager.runs-commands", "a lesskey file can bind keys to shell commands");
+            }
+            ro = false;
+            continue;
+        }
         if (!is_flag(v)) a.check_read(v, c.name, *c.scope);
     }
-    a.hit(Decision::cage, "pager.runs-commands",
-          "`" + c.name + "` can run shell commands (! and LESSOPEN)");
-    return false;
+    return ro;
 }
 
 bool check_ip(Analyzer& a, Call& c) {
@@ -1122,7 +1274,6 @@ constexpr auto kReadOnly = sorted_by_name(std::to_array<ReadOnly>({
     {"clear", nullptr, 0},
     {"tput", nullptr, 0},
     {"stty", nullptr, 0},
-    {"numactl", nullptr, 0},
     {"top", nullptr, 0},
     {"htop", nullptr, 0},
     {"pstree", nullptr, 0},
@@ -1144,9 +1295,11 @@ void readonly_dispatch(Analyzer& a, Call& c) {
         return;
     }
     if (r->flags & kFilter) {
+        // A filter that changes its input is a decoder: what it writes is code nobody has read.
         c.out = (r->flags & kPassThrough) && c.in.kind == Stream::Kind::literal
                     ? c.in
-                    : Stream::unknown_data(c.in.taint);
+                    : Stream::unknown_data((r->flags & kPassThrough) ? c.in.taint
+                                                                     : std::max(c.in.taint, Taint::filtered));
     }
     bool ro = r->check ? r->check(a, c) : true;
     if ((r->flags & kReadsFiles) && r->check != run_cat) check_reads(a, c);

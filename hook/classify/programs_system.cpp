@@ -45,6 +45,36 @@ bool is_version_query(const Call& c) {
            t == "-h" || t == "help";
 }
 
+std::vector<std::string> split_ws_lines(const std::string& text) {
+    std::vector<std::string> out;
+    size_t b = 0;
+    while (b < text.size()) {
+        size_t e = text.find('\n', b);
+        if (e == std::string::npos) e = text.size();
+        out.push_back(text.substr(b, e - b));
+        b = e + 1;
+    }
+    return out;
+}
+
+// The command of one crontab line: after five time fields or an @nickname; "" for comments,
+// blank lines and VAR=value lines.
+std::string cron_command(const std::string& line) {
+    std::vector<std::string> w = split_ws(line);
+    if (w.empty() || w[0][0] == '#') return {};
+    if (w[0].find('=') != std::string::npos && w[0][0] != '@' && w[0][0] != '*') return {};
+    size_t fields = w[0][0] == '@' ? 1 : 5;
+    size_t at = 0;
+    for (size_t k = 0; k < fields; ++k) {
+        at = line.find_first_not_of(" \t", at);
+        if (at == std::string::npos) return {};
+        at = line.find_first_of(" \t", at);
+        if (at == std::string::npos) return {};
+    }
+    size_t b = line.find_first_not_of(" \t", at);
+    return b == std::string::npos ? std::string() : line.substr(b);
+}
+
 // ---- processes, cron, power
 
 void kill_program(Analyzer& a, Call& c) {
@@ -89,27 +119,136 @@ void kill_program(Analyzer& a, Call& c) {
           "`kill` sends a signal to processes");
 }
 
+// pkill, killall, skill: by name they are caged; by user, group, session or a pattern that
+// matches every process they kill everything the user runs (the agent and its shell too).
 void killall_program(Analyzer& a, Call& c) {
     if (c.name == "killall5") {
         a.hit(Decision::deny, "kill.all", "`killall5` signals every process on the system");
         return;
     }
+    static const std::string_view kBroad[] = {"-u", "-U", "-G", "-g", "-s", "--euid", "--uid", "--group",
+                                              "--pgroup", "--session", "--user", "-P", "--parent"};
+    static const std::string_view kWithValue[] = {"-u", "-U", "-G", "-g", "-s", "-P", "-t", "--euid", "--uid",
+                                                  "--group", "--pgroup", "--session", "--user", "--parent",
+                                                  "--terminal", "--signal", "--ns", "--nslist", "-o", "-y",
+                                                  "--older-than", "--younger-than", "-n"};
+    bool zero = false;
+    std::vector<std::string> patterns;
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        const std::string& t = v.text;
+        if (!v.known()) {
+            patterns.push_back(std::string(1, kUnknown));
+            continue;
+        }
+        if (!is_flag(v)) {
+            patterns.push_back(t);
+            continue;
+        }
+        std::string name = t.substr(0, t.find('='));
+        if (std::find(std::begin(kBroad), std::end(kBroad), name) != std::end(kBroad) &&
+            !(c.name == "killall" && (name == "-s" || name == "-g"))) {
+            a.hit(Decision::deny, "kill.all",
+                  "`" + c.via + c.name + " " + t + "` signals every process of a user, group or session");
+            return;
+        }
+        if (c.name == "killall" && (name == "-u" || name == "--user")) {
+            a.hit(Decision::deny, "kill.all", "`killall -u` signals every process of a user");
+            return;
+        }
+        std::string sig;
+        if (name == "--signal" || (c.name == "killall" && name == "-s")) {
+            sig = t.find('=') != std::string::npos ? t.substr(t.find('=') + 1) : (i + 1 < c.argc() ? c.arg(i + 1) : "");
+        } else if (t.size() > 1 && t[1] != '-' && std::find(std::begin(kWithValue), std::end(kWithValue), name) == std::end(kWithValue)) {
+            sig = t.substr(1);
+        }
+        if (sig == "0" || sig == "SIG0") zero = true;
+        if (std::find(std::begin(kWithValue), std::end(kWithValue), name) != std::end(kWithValue) &&
+            t.find('=') == std::string::npos && (name.size() > 2 || t.size() == 2)) {
+            ++i;
+        }
+    }
+    for (const std::string& p : patterns) {
+        // A pattern every process name matches: ".", ".*", "^", "", an unknown value.
+        std::string q = p;
+        bool all = q.find(kUnknown) != std::string::npos;
+        while (!q.empty() && (q.front() == '^' || q.front() == '.' || q.front() == '*')) q.erase(0, 1);
+        while (!q.empty() && (q.back() == '$' || q.back() == '*' || q.back() == '.')) q.pop_back();
+        if (q.empty() || all) {
+            if (zero) break;
+            a.hit(Decision::deny, "kill.all",
+                  "`" + c.via + c.name + " " + shell_quote(p) + "` matches every process");
+            return;
+        }
+    }
+    if (zero) {
+        a.hit(Decision::allow, "kill.check", "signal 0 only checks that the processes exist");
+        return;
+    }
     a.hit(Decision::cage, "kill.process", "`" + c.name + "` kills processes by name");
 }
 
+// crontab -l lists, -e edits, -r removes; any other form installs a crontab from a file or
+// stdin: the user's jobs are replaced (nothing keeps the old ones) by jobs cron runs later,
+// outside any cage. Both are refused; what the jobs would run is judged too, for the reason.
 void crontab_program(Analyzer& a, Call& c) {
-    for (const Value& v : c.args) {
-        if (is_flag(v) && v.text[1] != '-' && v.text.find('r') != std::string::npos) {
+    bool edit = false, list = false;
+    std::vector<size_t> files;
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        if (!is_flag(v)) {
+            files.push_back(i);
+            continue;
+        }
+        const std::string& t = v.text;
+        if (t[1] != '-' && t.find('r') != std::string::npos) {
             a.hit(Decision::deny, "crontab.remove",
                   "`crontab -r` deletes the user's crontab without a copy");
             return;
         }
+        if (t == "-u" || t == "-s") ++i;
+        if (t.find('l') != std::string::npos) list = true;
+        if (t.find('e') != std::string::npos) edit = true;
+        if (t == "-T" || t == "-V" || t == "--help" || t == "-h") list = true;
     }
-    if (any_arg(c, {"-l"})) {
+    if (list) {
         a.hit(Decision::allow, "crontab.list", "`crontab -l` prints the crontab");
         return;
     }
-    a.hit(Decision::cage, "crontab.edit", "`crontab` replaces the user's scheduled jobs");
+    if (edit) {
+        a.hit(Decision::cage, "crontab.edit", "`crontab -e` edits the user's scheduled jobs");
+        return;
+    }
+    // The jobs, when their text is known: each line after its schedule is a shell command.
+    const std::string* text = nullptr;
+    std::string from_stdin;
+    bool reads_stdin = files.empty() || c.arg(files[0]) == "-";
+    if (reads_stdin && c.in.kind == Stream::Kind::literal) {
+        from_stdin = c.in.text;
+        text = &from_stdin;
+    } else if (!reads_stdin) {
+        text = a.file_text(c.args[files[0]], *c.scope);
+    }
+    if (text) {
+        ++a.probing;  // judged for the reason only: the install itself is refused below
+        Decision saved = a.probe_max;
+        a.probe_max = Decision::allow;
+        for (const std::string& line : split_ws_lines(*text)) {
+            std::string cmd = cron_command(line);
+            if (!cmd.empty()) a.run_string(Value::literal(cmd), *c.scope, false, Stream(), "a crontab job");
+        }
+        Decision jobs = a.probe_max;
+        a.probe_max = saved;
+        --a.probing;
+        if (jobs == Decision::deny) {
+            a.hit(Decision::deny, "crontab.install", "`crontab` installs a job that would be destructive");
+            return;
+        }
+    }
+    a.hit(Decision::deny, "crontab.install",
+          "`crontab " + (reads_stdin ? std::string("-") : c.arg(files[0])) +
+              "` replaces the user's whole crontab (the old jobs are not kept) with jobs that run "
+              "later, outside any cage");
 }
 
 void power_program(Analyzer& a, Call& c) {

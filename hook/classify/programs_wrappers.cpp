@@ -11,12 +11,10 @@
 
 namespace toolcage::classify::detail {
 
-namespace {
-
 // Runs args[from..] (plus `append`) as the wrapped command, with this wrapper's name added to
 // the messages' "via". `scope` replaces the caller's when the wrapper changes directory.
-void run_wrapped(Analyzer& a, Call& c, size_t from, bool elevate, std::vector<Value> append = {},
-                 Scope* scope = nullptr) {
+void run_wrapped(Analyzer& a, Call& c, size_t from, bool elevate, std::vector<Value> append,
+                 Scope* scope) {
     if (from >= c.argc() && append.empty()) {
         if (elevate) {
             a.hit(Decision::cage, "sudo.elevated",
@@ -52,6 +50,8 @@ void run_wrapped_string(Analyzer& a, Call& c, const Value& code, bool elevate) {
     std::vector<Value> argv{Value::literal("sh"), Value::literal("-c"), code};
     c.out = a.exec_argv(std::move(argv), proto);
 }
+
+namespace {
 
 // NAME=VALUE before the command (env, sudo).
 bool is_env_assignment(const Value& v) {
@@ -156,7 +156,13 @@ void runuser_wrapper(Analyzer& a, Call& c) {
         return;
     }
     size_t i = o.end;
-    if (!o.has("-u") && !o.has("--user") && i < c.argc()) ++i;  // runuser USER cmd…
+    if (!o.has("-u") && !o.has("--user") && i < c.argc()) {
+        ++i;  // runuser [-] USER ARGS…: the arguments go to the user's shell, -c STRING included
+        if (i + 1 < c.argc() && c.arg(i) == "-c") {
+            run_wrapped_string(a, c, c.args[i + 1], true);
+            return;
+        }
+    }
     run_wrapped(a, c, i, true);
 }
 
@@ -216,12 +222,6 @@ void nice_wrapper(Analyzer& a, Call& c) {
         if (t == "-n" || t == "--adjustment") ++i;
         ++i;
     }
-    run_wrapped(a, c, i, false);
-}
-
-void simple_wrapper(Analyzer& a, Call& c) {
-    // nohup, setsid, chronic, unbuffer, caffeinate, proxychains, torsocks: flags, then the command.
-    size_t i = skip_options(c, 0, "f", {});
     run_wrapped(a, c, i, false);
 }
 
@@ -327,33 +327,6 @@ void strace_wrapper(Analyzer& a, Call& c) {
     run_wrapped(a, c, o.end, false);
 }
 
-void generic_opts_wrapper(Analyzer& a, Call& c) {
-    // nsenter, unshare, systemd-run, firejail, taskset, chrt, prlimit, cgexec, faketime: their
-    // options may take values in --opt=value form; the first operand after them is the command
-    // (taskset/chrt/faketime: after one more operand).
-    size_t i = 0;
-    while (i < c.argc() && is_flag(c.args[i])) {
-        const std::string& t = c.arg(i);
-        if (t == "--") {
-            ++i;
-            break;
-        }
-        if ((c.name == "systemd-run" &&
-             (t == "-p" || t == "--property" || t == "-u" || t == "--unit" || t == "-E" ||
-              t == "--setenv" || t == "-M" || t == "--machine" || t == "-H")) ||
-            (c.name == "nsenter" && (t == "-t" || t == "--target")) ||
-            (c.name == "cgexec" && t == "-g")) {
-            ++i;
-        }
-        ++i;
-    }
-    if (c.name == "taskset" || c.name == "chrt" || c.name == "faketime" || c.name == "sg") ++i;
-    bool elevate = c.name == "nsenter" || c.name == "unshare" || c.name == "systemd-run";
-    a.hit(Decision::cage, "wrapper.runs",
-          "`" + c.name + "` runs a program in a changed environment");
-    run_wrapped(a, c, i, elevate);
-}
-
 // ---- xargs and parallel: the command gets its arguments from stdin.
 
 // xargs's -d value: a character or a backslash escape.
@@ -399,16 +372,18 @@ std::vector<Value> items_from(const Stream& in, char delim, bool lines) {
                 w = b == std::string::npos ? std::string() : w.substr(b);
             }
         }
+        // Items are arguments, not code: a filter's output stays data (remote stays remote).
+        Taint item_taint = in.taint == Taint::filtered ? Taint::computed : in.taint;
         for (std::string& w : words) {
             Value v = Value::literal(std::move(w));
-            v.taint = std::max(Taint::computed, in.taint);
+            v.taint = std::max(Taint::computed, item_taint);
             items.push_back(std::move(v));
         }
         if (items.size() > 64) items.resize(64);
         return items;
     }
     if (in.kind == Stream::Kind::paths) return in.paths;
-    items.push_back(Value::unknown_value(false, in.taint));
+    items.push_back(Value::unknown_value(false, in.taint == Taint::filtered ? Taint::computed : in.taint));
     return items;
 }
 
@@ -577,15 +552,6 @@ constexpr auto kWrapperPrograms = sorted_by_name(std::to_array<ProgramEntry>({
     {"nice", nice_wrapper},
     {"renice", ionice_wrapper},
     {"ionice", ionice_wrapper},
-    {"nohup", simple_wrapper},
-    {"setsid", simple_wrapper},
-    {"chronic", simple_wrapper},
-    {"unbuffer", simple_wrapper},
-    {"caffeinate", simple_wrapper},
-    {"proxychains", simple_wrapper},
-    {"proxychains4", simple_wrapper},
-    {"torsocks", simple_wrapper},
-    {"tsocks", simple_wrapper},
     {"timeout", timeout_wrapper},
     {"gtimeout", timeout_wrapper},
     {"time", time_wrapper},
@@ -596,16 +562,6 @@ constexpr auto kWrapperPrograms = sorted_by_name(std::to_array<ProgramEntry>({
     {"busybox", busybox_wrapper},
     {"strace", strace_wrapper},
     {"ltrace", strace_wrapper},
-    {"nsenter", generic_opts_wrapper},
-    {"unshare", generic_opts_wrapper},
-    {"systemd-run", generic_opts_wrapper},
-    {"firejail", generic_opts_wrapper},
-    {"taskset", generic_opts_wrapper},
-    {"chrt", generic_opts_wrapper},
-    {"prlimit", generic_opts_wrapper},
-    {"cgexec", generic_opts_wrapper},
-    {"faketime", generic_opts_wrapper},
-    {"sg", generic_opts_wrapper},
     {"xargs", xargs_wrapper},
     {"parallel", parallel_wrapper},
 }));

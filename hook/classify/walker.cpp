@@ -319,6 +319,7 @@ Stream Analyzer::walk_simple(const shell::Command& c, Scope& scope, const Stream
                 std::vector<Value> both{old, v};
                 v = join_values(both, 0, "");
             }
+            judge_command_variable(a.name, v, scope);
             assign(scope, a.name, std::move(v));
         } else {
             env.emplace_back(a.name, v);
@@ -376,6 +377,10 @@ Stream Analyzer::run_string(const Value& code, Scope& scope, bool same_scope, co
     if (code.taint == Taint::decoded) {
         hit(Decision::deny, "pipe.decoded-to-shell",
             std::string(what) + " runs decoded (obfuscated) code");
+    }
+    if (code.taint == Taint::filtered) {
+        hit(Decision::deny, "pipe.decoded-to-shell",
+            std::string(what) + " runs code put together by a filter (rev, tr, sed, zcat, …): a decoder");
     }
     if (depth >= kMaxStringDepth) {
         hit(Decision::deny, "shell.nesting-depth",

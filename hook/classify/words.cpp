@@ -32,6 +32,7 @@ struct FieldBuilder {
         if (v.taint > cur.taint) cur.taint = v.taint;
         cur.glob = cur.glob || v.glob;
         if (v.procsub) cur.procsub = v.procsub;
+        if (v.writes_to) cur.writes_to = v.writes_to;
     }
     void end_field() {
         if (started) fields.push_back(std::move(cur));
@@ -134,6 +135,12 @@ std::optional<std::string> plain_operand(std::string_view t) {
 }  // namespace
 
 Value Analyzer::lookup(std::string_view name, const Scope& scope) const {
+    // A nameref reads the variable it names (bash follows a chain of them).
+    for (int hops = 0; hops < 8; ++hops) {
+        auto ref = scope.namerefs.find(name);
+        if (ref == scope.namerefs.end()) break;
+        name = ref->second;
+    }
     auto it = scope.vars.find(name);
     if (it != scope.vars.end()) return it->second;
     if (name == "HOME") return Value::literal(ctx().home);
@@ -155,7 +162,13 @@ Value Analyzer::lookup(std::string_view name, const Scope& scope) const {
     return Value::unknown_value();
 }
 
-void Analyzer::assign(Scope& scope, const std::string& name, Value v) const {
+void Analyzer::assign(Scope& scope, const std::string& given, Value v) const {
+    std::string name = given;
+    for (int hops = 0; hops < 8; ++hops) {
+        auto ref = scope.namerefs.find(name);
+        if (ref == scope.namerefs.end()) break;
+        name = ref->second;  // assigning through a nameref sets the variable it names
+    }
     if (name == "PATH") {
         // A PATH of system directories only keeps program names meaning what they mean.
         bool trusted = v.known();
@@ -224,6 +237,7 @@ Value Analyzer::part_value(const shell::WordPart& p, Scope& scope) {
             for (const shell::Script& s : p.subs) out = capture(s, scope);
             Value v = Value::literal("/dev/fd/63");
             if (p.text == "<") v.procsub = std::make_shared<Stream>(std::move(out));
+            if (p.text == ">") v.writes_to = &p.subs;
             return v;
         }
         case PartKind::parameter: break;

@@ -1,0 +1,209 @@
+// Administration whose effect the agent cannot undo: the firewall, the kernel's settings, swap,
+// ssh keys, remote storage, storage pools. Each program has a table entry with the words that
+// destroy (refused), the words that only read (allowed) and why; anything else is caged.
+#include <algorithm>
+
+#include "hook/classify/analyzer.h"
+#include "hook/classify/paths.h"
+#include "hook/classify/program_table.h"
+#include "hook/classify/text.h"
+
+namespace toolcage::classify::detail {
+
+namespace {
+
+bool listed(std::string_view words, std::string_view w) {
+    size_t i = 0;
+    while (i < words.size()) {
+        size_t e = words.find(' ', i);
+        if (e == std::string_view::npos) e = words.size();
+        if (words.substr(i, e - i) == w) return true;
+        i = e + 1;
+    }
+    return false;
+}
+
+// One program: its destructive and read-only words. A word is an option ("-F", "--flush";
+// single letters also count inside a bundle such as -nF) or a subcommand ("purge").
+struct Admin {
+    std::string_view name;
+    std::string_view destroys;  // any of these: refused
+    std::string_view reads;     // only these (or nothing): allowed
+    std::string_view rule;      // the rule id of a refusal
+    std::string_view reason;    // what a refusal says
+};
+
+constexpr auto kAdmin = sorted_by_name(std::to_array<Admin>({
+    {"arptables", "-F --flush -X --delete-chain", "-L --list -V --version -h --help -n -v --numeric --verbose --line-numbers -x --exact",
+     "firewall.flush", "deletes every firewall rule (or chain) at once"},
+    {"ebtables", "-F --flush -X --delete-chain --init-table", "-L --list -V --version -h --help --Lc --Ln --Lx",
+     "firewall.flush", "deletes every firewall rule (or chain) at once"},
+    {"ip6tables", "-F --flush -X --delete-chain", "-L --list -S --list-rules -V --version -h --help -C --check -n --numeric -v --verbose --line-numbers -x --exact",
+     "firewall.flush", "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
+    {"iptables", "-F --flush -X --delete-chain", "-L --list -S --list-rules -V --version -h --help -C --check -n --numeric -v --verbose --line-numbers -x --exact",
+     "firewall.flush", "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
+    {"nft", "flush destroy", "list describe monitor -v --version -h --help -a --handle -j --json -n --numeric -s --stateless -c --check",
+     "firewall.flush", "flushes or deletes the firewall's rule sets"},
+    {"rclone", "purge delete deletefile rmdir rmdirs cleanup sync bisync dedupe",
+     "version help listremotes", "storage.delete", "deletes files on remote storage (sync deletes what the source lacks)"},
+    {"swapoff", "-a --all", "-h --help -V --version", "system.swap", "turns off every swap area at once: memory pressure can kill processes"},
+    {"ufw", "reset", "status version --version help --help show app", "firewall.flush", "deletes every firewall rule"},
+    {"zfs", "destroy rollback", "list get version --version help", "disk.format", "destroys datasets or snapshots (rollback -r deletes later ones)"},
+}));
+
+// The first word of `c` that the table names, or nullptr.
+bool names_word(const Call& c, std::string_view words) {
+    for (const Value& v : c.args) {
+        const std::string& t = v.text;
+        if (listed(words, t.substr(0, t.find('=')))) return true;
+        // A short bundle (-nF): each letter counts as its own option.
+        if (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.find('=') == std::string::npos) {
+            for (size_t k = 1; k < t.size(); ++k) {
+                if (listed(words, std::string("-") + t[k])) return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool only_reads(const Call& c, std::string_view reads) {
+    if (c.args.empty()) return c.name != "rclone" && c.name != "swapoff";
+    for (const Value& v : c.args) {
+        const std::string& t = v.text;
+        bool is_opt = is_flag(v);
+        if (listed(reads, t.substr(0, t.find('=')))) continue;
+        if (is_opt && t[1] != '-' && std::all_of(t.begin() + 1, t.end(), [&](char ch) {
+                return listed(reads, std::string("-") + ch);
+            })) {
+            continue;
+        }
+        // Operands of a listing (a chain, a table, a dataset) do not change it.
+        if (!is_opt && (c.name == "iptables" || c.name == "ip6tables" || c.name == "zfs" || c.name == "nft")) continue;
+        if (!is_opt && (c.name == "ufw")) return false;
+        return false;
+    }
+    return true;
+}
+
+void admin_program(Analyzer& a, Call& c) {
+    const Admin* e = find_by_name<Admin>(kAdmin, c.name);
+    if (!e) return;
+    bool destroys = names_word(c, e->destroys);
+    if ((c.name == "iptables" || c.name == "ip6tables") && !destroys) {
+        // -P CHAIN DROP: the default policy drops everything, the machine is cut off.
+        for (size_t i = 0; i + 2 < c.argc(); ++i) {
+            if ((c.arg(i) == "-P" || c.arg(i) == "--policy") && (c.arg(i + 2) == "DROP" || c.arg(i + 2) == "REJECT")) {
+                destroys = true;
+            }
+        }
+    }
+    if (c.name == "nft" && !destroys) {
+        for (size_t i = 0; i + 1 < c.argc(); ++i) {
+            if (c.arg(i) == "delete" && (c.arg(i + 1) == "table" || c.arg(i + 1) == "chain")) destroys = true;
+        }
+    }
+    if (destroys) {
+        a.hit(Decision::deny, e->rule, "`" + c.via + c.name + "` " + std::string(e->reason));
+        return;
+    }
+    if (only_reads(c, e->reads)) {
+        a.hit(Decision::allow, "admin.query", "`" + c.name + "` only shows settings");
+        return;
+    }
+    a.hit(Decision::cage, "admin.change", "`" + c.name + "` changes the system's configuration");
+}
+
+// sysctl: NAME reads, NAME=VALUE and -w write, -p/--system load settings files.
+void sysctl_program(Analyzer& a, Call& c) {
+    bool writes = false;
+    for (const Value& v : c.args) {
+        const std::string& t = v.text;
+        if (!v.known()) {
+            a.hit(Decision::cage, "admin.change", "`sysctl` gets arguments known only at run time");
+            return;
+        }
+        if (t == "-w" || t == "--write" || t == "-p" || t.rfind("--load", 0) == 0 || t == "--system" ||
+            (t.rfind("-p", 0) == 0 && t.size() > 2 && t[1] != '-')) {
+            writes = true;
+        } else if (!is_flag(v) && t.find('=') != std::string::npos) {
+            writes = true;
+        }
+    }
+    if (writes) {
+        a.hit(Decision::deny, "sysctl.write", "`" + c.via + "sysctl` changes the running kernel's settings");
+        return;
+    }
+    a.hit(Decision::allow, "admin.query", "`sysctl` without -w or NAME=VALUE only reads settings");
+}
+
+// swapon: showing is read-only; turning swap on changes the system.
+void swapon_program(Analyzer& a, Call& c) {
+    bool shows = c.args.empty();
+    for (const Value& v : c.args) {
+        if (v.text == "--show" || v.text.rfind("--show=", 0) == 0 || v.text == "-s" || v.text == "--summary" ||
+            v.text == "--version" || v.text == "-V" || v.text == "--help" || v.text == "-h") {
+            shows = true;
+        }
+    }
+    if (shows) {
+        a.hit(Decision::allow, "admin.query", "`swapon` only shows swap areas");
+        return;
+    }
+    a.hit(Decision::cage, "admin.change", "`swapon` changes the system's swap");
+}
+
+// ssh-keygen: reading modes are allowed; generating a key over one in ~/.ssh (or any key
+// file) destroys the old key, which nothing can bring back.
+void ssh_keygen_program(Analyzer& a, Call& c) {
+    Opts o = parse_opts(c.args, 0, "abCEfFgIJjKmNnOPrRsStTVwYzZ", {}, false);
+    static const std::string_view kReads[] = {"-y", "-l", "-B", "-F", "-L", "-e", "-i", "-r", "-Q", "-D", "-k", "-?", "-h"};
+    for (std::string_view r : kReads) {
+        if (o.has(r)) {
+            a.hit(Decision::allow, "admin.query", "`ssh-keygen " + std::string(r) + "` only prints key information");
+            return;
+        }
+    }
+    if (o.has("-R") || o.has("-H") || o.has("-p") || o.has("-c") || o.has("-s") || o.has("-A") || o.has("-Y") ||
+        o.has("-M") || o.has("-G") || o.has("-T")) {
+        a.hit(Decision::cage, "admin.change", "`ssh-keygen` changes a key, a certificate or known_hosts");
+        return;
+    }
+    // Generating: -f FILE, or the default ~/.ssh/id_<type>.
+    std::optional<std::string> f = o.value("-f");
+    std::string type = o.value("-t").value_or("ed25519");
+    Value target = f ? Value::literal(*f) : Value::literal(a.ctx().home + "/.ssh/id_" + type);
+    if (f && f->rfind("~/", 0) == 0 && !a.ctx().home.empty()) target.text = a.ctx().home + f->substr(1);
+    for (const PathInfo& p : a.resolve(target, *c.scope)) {
+        bool key_place = p.secret || p.secret_dir || p.path.find("/.ssh/") != std::string::npos ||
+                         p.cls == PathClass::system || p.cls == PathClass::root;
+        if (key_place) {
+            a.hit(Decision::deny, "ssh.key-overwrite",
+                  "`ssh-keygen` writes a new key to " + target.shown() +
+                      ": a key already there is lost (and with it every login that used it)");
+            return;
+        }
+    }
+    a.check_write(target, WriteMode::replace, "ssh-keygen", *c.scope);
+    a.hit(Decision::cage, "admin.change", "`ssh-keygen` generates a key");
+}
+
+}  // namespace
+
+namespace {
+constexpr auto kAdminPrograms = [] {
+    constexpr ProgramEntry kSpecial[] = {
+        {"sysctl", sysctl_program},
+        {"swapon", swapon_program},
+        {"ssh-keygen", ssh_keygen_program},
+    };
+    std::array<ProgramEntry, kAdmin.size() + std::size(kSpecial)> out{};
+    size_t i = 0;
+    for (const Admin& e : kAdmin) out[i++] = {e.name, admin_program};
+    for (const ProgramEntry& e : kSpecial) out[i++] = e;
+    return sorted_by_name(out);
+}();
+}  // namespace
+
+std::span<const ProgramEntry> admin_programs() { return kAdminPrograms; }
+
+}  // namespace toolcage::classify::detail
