@@ -335,7 +335,6 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
         for (const auto& r : step.landlock.rules)
             if (r.path == "/proc") proc_access = r.access;
         setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
-        setup.ns.report_read_end = pipefd[0];
     }
 
     // 5. The step's process (cage/launcher.cpp), under an init of its own where the kernel

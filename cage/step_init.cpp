@@ -11,8 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "cage/landlock_uapi.h"
 #include "cage/launcher.h"
@@ -123,9 +125,23 @@ void die_with_supervisor(const CageSetup& s) {
     }
 }
 
+// Every descriptor but those the step's process needs: the supervisor's own must not live on in
+// us (its journal's lock, held by the open file, would outlive a killed supervisor).
+void close_other_fds(const CageSetup& s) {
+    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel};
+    std::sort(keep.begin(), keep.end());
+    unsigned from = 3;
+    for (int k : keep) {
+        if (k < static_cast<int>(from)) continue;
+        if (static_cast<unsigned>(k) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(k) - 1, 0U);
+        from = static_cast<unsigned>(k) + 1;
+    }
+    ::syscall(SYS_close_range, from, ~0U, 0U);
+}
+
 [[noreturn]] void run_init(const CageSetup& s) {
     die_with_supervisor(s);
-    if (s.ns.report_read_end >= 0) ::close(s.ns.report_read_end);
+    close_other_fds(s);
     map_ids(s);
     mount_private_filesystems(s);
     CageSetup inner = s;  // our own copy (we are a forked process): the step's parent is pid 1

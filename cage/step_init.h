@@ -20,7 +20,6 @@ struct StepNamespace {
     std::uint64_t proc_access = 0;  // Landlock rights on the fresh /proc (the policy's /proc)
     std::uint64_t dev_access = 0;   // on the private /dev/shm, /dev/pts and /dev/ptmx
     long shm_mb = 1024;             // the private /dev/shm's size
-    int report_read_end = -1;       // the supervisor's end of the report pipe: closed in init
 };
 
 // The rights and maps for a step of a ruleset handling `handled_fs`, whose /proc rule grants

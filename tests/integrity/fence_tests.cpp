@@ -310,26 +310,33 @@ TEST_CASE("the restore cannot be made to fail: guessed temp names, deep trees, p
 
 namespace {
 
-// A step that daemonises (setsid and a double fork) a loop re-planting a pre-commit hook, writes
-// the daemon's pid, and waits.
+// A step that daemonises (setsid and a double fork) a loop re-planting a pre-commit hook, and
+// waits. The daemon is found by the name it runs under (its pid inside the step's PID namespace
+// means nothing outside).
+std::string daemon_name(const Workspace& w) { return "toolcage-daemon-" + w.base.filename().string(); }
+
 std::string daemon_script(const Workspace& w) {
-    std::string pidfile = (w.base / "daemon.pid").string();
     return "printf '#!/bin/sh\\nwhile :; do printf \"#!/bin/sh\\\\ntouch " + w.marker("daemon") +
            "\\\\n\" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; sleep 0.05; done\\n' > plant.sh && "
-           "setsid sh -c 'sh ./plant.sh & echo $! > " + pidfile + "' && sleep 60";
+           "setsid bash -c '(exec -a " + daemon_name(w) + " sh ./plant.sh) &' && sleep 60";
 }
 
-pid_t read_pid(const Workspace& w) {
-    std::ifstream in(w.base / "daemon.pid");
-    pid_t p = -1;
-    in >> p;
-    return p;
+// The daemon's pid on the host, or -1.
+pid_t find_daemon(const Workspace& w) {
+    const std::string name = daemon_name(w);
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        std::string n = e.path().filename();
+        if (n.empty() || n[0] < '0' || n[0] > '9') continue;
+        std::string cmd = slurp(e.path() / "cmdline");
+        if (cmd.rfind(name, 0) == 0 && alive(std::stoi(n))) return std::stoi(n);
+    }
+    return -1;
 }
 
 void start_daemon_step(const Workspace& w, Background& step) {
-    REQUIRE(wait_for([&] { return read_pid(w) > 0 && present(w.ws / ".git/hooks/pre-commit"); }, 20s));
+    bool started = wait_for([&] { return find_daemon(w) > 0 && present(w.ws / ".git/hooks/pre-commit"); }, 20s);
     INFO(slurp(step.out));
-    REQUIRE(alive(read_pid(w)));
+    REQUIRE(started);
 }
 
 void assert_restored_and_quiet(const Workspace& w) {
@@ -350,7 +357,7 @@ TEST_CASE("SIGKILL of the supervisor: the daemon dies, the next run restores", "
             bool pidns = namespaces_available(who);
             Background step(run_argv(w, policy, daemon_script(w)), w.env(), w.ws.string(), w.base / "step.out");
             start_daemon_step(w, step);
-            pid_t daemon = read_pid(w);
+            pid_t daemon = find_daemon(w);
             REQUIRE(::kill(step.pid, SIGKILL) == 0);
             REQUIRE(step.wait(10s));
             if (pidns) {
@@ -385,7 +392,7 @@ TEST_CASE("SIGTERM of the supervisor: the step and its daemon end, the restore i
             }
             Background step(run_argv(w, policy, daemon_script(w)), w.env(), w.ws.string(), w.base / "step.out");
             start_daemon_step(w, step);
-            pid_t daemon = read_pid(w);
+            pid_t daemon = find_daemon(w);
             REQUIRE(::kill(step.pid, SIGTERM) == 0);
             REQUIRE(step.wait(10s));
             std::string out = slurp(step.out);
@@ -408,7 +415,7 @@ TEST_CASE("without user namespaces, the next run kills the daemon from the journ
     for (const auto& a : run_argv(w, policy, daemon_script(w))) argv.push_back(a);
     Background step(argv, w.env(), w.ws.string(), w.base / "step.out");
     start_daemon_step(w, step);
-    pid_t daemon = read_pid(w);
+    pid_t daemon = find_daemon(w);
     REQUIRE(::kill(step.pid, SIGKILL) == 0);
     REQUIRE(step.wait(10s));
     std::this_thread::sleep_for(200ms);
@@ -427,7 +434,7 @@ TEST_CASE("the hook finishes a killed step's restore before it decides", "[fence
             std::string policy = w.policy();
             Background step(run_argv(w, policy, daemon_script(w)), w.env(), w.ws.string(), w.base / "step.out");
             start_daemon_step(w, step);
-            pid_t daemon = read_pid(w);
+            pid_t daemon = find_daemon(w);
             REQUIRE(::kill(step.pid, SIGKILL) == 0);
             REQUIRE(step.wait(10s));
             json payload = {{"session_id", "s"},       {"transcript_path", "/dev/null"},
@@ -466,12 +473,13 @@ TEST_CASE("/dev is narrowed and /dev/shm is the step's own", "[fence][reads][cag
             std::ofstream(secret) << "shm-secret\n";
             ::chmod(secret.c_str(), 0600);
             if (who == As::nobody) ::chown(secret.c_str(), 65534, 65534);
-            Result r = w.caged("cat " + secret.string() + "; ls /dev/shm; cat /dev/vcs 2>&1 | head -c 0; "
-                               "ls /dev/disk 2>&1; head -c 4 /dev/urandom | wc -c; echo x > /dev/null && echo null-ok",
+            Result r = w.caged("cat " + secret.string() + "; ls /dev/shm | grep -q toolcage-fence && echo LISTED; "
+                               "ls /dev/disk >/dev/null 2>&1 && echo DISK-LISTED; head -c 4 /dev/urandom | wc -c; "
+                               "echo x > /dev/null && echo null-ok",
                                policy);
             INFO(r.out);
             CHECK(r.out.find("shm-secret") == std::string::npos);
-            CHECK(r.out.find(name) == std::string::npos);
+            CHECK(r.out.find("LISTED") == std::string::npos);
             CHECK(r.out.find("null-ok") != std::string::npos);
             CHECK(r.out.find("\n4\n") != std::string::npos);
             fs::remove(secret);
