@@ -11,6 +11,7 @@
 #include "cage/landlock_uapi.h"
 #include "cage/netns.h"
 #include "cage/seccomp_rules.h"
+#include "cage/step_init.h"
 #include "cage/workspace.h"
 
 namespace fs = std::filesystem;
@@ -110,7 +111,14 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
         r.would_run = false;
         r.refusal = "relay not available: the policy sets relay.enabled";
     }
+    r.pid_namespace = can_make_step_namespace(&r.pid_namespace_why);
     r.warnings = interpreter_warnings(cage.execute);
+    if (!r.pid_namespace)
+        r.warnings.push_back("no PID namespace for steps (" + r.pid_namespace_why +
+                             "): other processes' /proc/PID entries (command lines, environments of "
+                             "the same user) are readable from a step, /dev/shm and /dev/pts are not "
+                             "granted, and a step's daemon outlives a killed supervisor until the next "
+                             "run or hook for the workspace kills it");
     if (r.kernel.landlock_abi > landlock::kKnownAbi)
         r.warnings.push_back("the kernel's Landlock ABI " + std::to_string(r.kernel.landlock_abi) +
                              " is newer than toolcage knows (" +
@@ -178,6 +186,8 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"network", network_text(r)},
         {"network_mode", r.network_mode},
         {"network_note", r.network_note},
+        {"pid_namespace", r.pid_namespace},
+        {"pid_namespace_why", r.pid_namespace_why},
         {"warnings", r.warnings},
     };
 }
@@ -216,6 +226,11 @@ std::string to_text(const DoctorReport& r) {
     o << "  seccomp: " << r.seccomp_rules
       << " rules (sockets, io_uring, ptrace, mounts, namespaces, bpf, ...); x32 and ia32 killed\n";
     o << "  network (" << r.network_mode << "): " << network_text(r) << '\n';
+    o << "  processes: "
+      << (r.pid_namespace ? "a PID namespace per step: /proc shows the step's processes only; a private "
+                            "/dev/shm and /dev/pts; every process ends with the supervisor"
+                          : "no PID namespace (" + r.pid_namespace_why + "): other processes' /proc entries are visible")
+      << '\n';
     if (!r.network_note.empty()) o << "    note: " << r.network_note << '\n';
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"

@@ -26,6 +26,10 @@ struct DoctorReport {
     std::string network_mode;  // "netns" or "landlock": what `run` would use (cage.network)
     std::string network_note;  // why auto fell back to landlock
     std::vector<std::string> protected_paths;
+    // The step's own PID and mount namespaces (cage/step_init.h): other processes hidden in
+    // /proc, a private /dev/shm and /dev/pts, every process gone with the supervisor.
+    bool pid_namespace = false;
+    std::string pid_namespace_why;  // why not
     std::vector<std::string> warnings;
 };
 

@@ -75,6 +75,7 @@ int close_inherited_fds(std::string& what) {
 
 int set_limits(const CageSetup& s, std::string& what) {
     if (int err = s.cgroup ? s.cgroup->join(what) : 0) return err;
+    if (int err = s.memory ? s.memory->join(what) : 0) return err;
     return apply_limits(s.limits, what);
 }
 

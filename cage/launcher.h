@@ -11,6 +11,7 @@
 #include "cage/limits.h"
 #include "cage/netns.h"
 #include "cage/seccomp.h"
+#include "cage/step_init.h"
 
 namespace toolcage::cage {
 
@@ -18,6 +19,7 @@ struct CageSetup {
     std::string workdir;
     std::vector<Rlimit> limits;
     const PidsCgroup* cgroup = nullptr;
+    const MemoryCgroup* memory = nullptr;
     int cap_last_cap = 0;
     PrivateNetwork network;                   // not enabled: the host's network
     int landlock_fd = -1;                     // -1: no Landlock (best effort on an old kernel)
@@ -27,12 +29,13 @@ struct CageSetup {
     sigset_t saved_mask;  // the mask before the supervisor blocked its signals
     pid_t supervisor = 0;
     int report_fd = -1;  // close-on-exec pipe: a failure is written here, exec closes it
+    StepNamespace ns;    // enabled: the step runs under an init of its own (cage/step_init.h)
 };
 
 // What the step's process writes to report_fd when a step fails.
 struct CageFailure {
     // 's': a hardening step failed; 'n': the private network namespace could not be made;
-    // 'x': exec failed
+    // 'x': exec failed; 'p': the step's PID and mount namespaces could not be set up
     char kind;
     int err;
     char call[500];

@@ -9,10 +9,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <random>
 
 namespace toolcage::cage {
 
-std::vector<Rlimit> plan_limits(const CageLimits& l) {
+std::vector<Rlimit> plan_limits(const CageLimits& l, bool memory_cgroup) {
     std::vector<Rlimit> out = {{RLIMIT_CORE, "RLIMIT_CORE", 0}};
     auto add = [&](int res, const char* name, long v, rlim_t unit) {
         if (v > 0) out.push_back({res, name, static_cast<rlim_t>(v) * unit});
@@ -21,7 +22,8 @@ std::vector<Rlimit> plan_limits(const CageLimits& l) {
     add(RLIMIT_NOFILE, "RLIMIT_NOFILE", l.nofile, 1);
     add(RLIMIT_FSIZE, "RLIMIT_FSIZE", l.fsize_mb, 1024 * 1024);
     add(RLIMIT_CPU, "RLIMIT_CPU", l.cpu_seconds, 1);
-    add(RLIMIT_AS, "RLIMIT_AS", l.as_mb, 1024 * 1024);
+    long as_mb = l.as_mb > 0 ? l.as_mb : memory_cgroup ? 0 : 2 * l.memory_mb;
+    add(RLIMIT_AS, "RLIMIT_AS", as_mb, 1024 * 1024);
     return out;
 }
 
@@ -112,5 +114,85 @@ int PidsCgroup::join(std::string& what) const {
 }
 
 PidsCgroup::~PidsCgroup() = default;
+
+namespace {
+
+// Where this process's memory cgroup is: v1's memory hierarchy ("N:memory:/path") or the
+// unified one ("0::/path"), from /proc/self/cgroup.
+std::vector<std::pair<std::string, bool>> memory_cgroup_dirs() {
+    std::vector<std::pair<std::string, bool>> out;  // directory, v2
+    std::ifstream in("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(in, line)) {
+        std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+        if (b == std::string::npos) continue;
+        std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+        if (path.find("..") != std::string::npos) continue;
+        if (path == "/") path.clear();
+        bool memory = false;
+        for (std::size_t i = 0; i <= controllers.size();) {
+            std::size_t c = controllers.find(',', i);
+            if (controllers.substr(i, c == std::string::npos ? std::string::npos : c - i) == "memory") memory = true;
+            if (c == std::string::npos) break;
+            i = c + 1;
+        }
+        if (memory) out.emplace_back("/sys/fs/cgroup/memory" + path, false);
+        if (controllers.empty()) {
+            out.emplace_back("/sys/fs/cgroup" + path, true);
+            out.emplace_back("/sys/fs/cgroup/unified" + path, true);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string MemoryCgroup::create(long memory_mb) {
+    if (memory_mb <= 0) return {};
+    std::random_device rd;
+    const std::string name = "toolcage-step-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff);
+    const std::string bytes = std::to_string(memory_mb * 1024L * 1024L) + "\n";
+    std::string tried;
+    for (const auto& [base, v2] : memory_cgroup_dirs()) {
+        std::string dir = base + "/" + name;
+        if (::mkdir(dir.c_str(), 0755) != 0) {
+            tried += std::string(tried.empty() ? "" : "; ") + "mkdir(\"" + dir + "\"): " + std::strerror(errno);
+            continue;
+        }
+        bool ok = v2 ? write_file(dir + "/memory.max", bytes) : write_file(dir + "/memory.limit_in_bytes", bytes);
+        if (ok && v2) (void)write_file(dir + "/memory.swap.max", "0\n");
+        if (ok) {
+            dir_ = dir;
+            join_file_ = dir + (v2 ? "/cgroup.procs" : "/tasks");
+            return {};
+        }
+        tried += std::string(tried.empty() ? "" : "; ") + dir + ": no memory limit file (" + std::strerror(errno) + ")";
+        ::rmdir(dir.c_str());
+    }
+    return "no memory cgroup (" + (tried.empty() ? std::string("no memory controller for this process") : tried) +
+           "): memory is bounded by RLIMIT_AS only";
+}
+
+int MemoryCgroup::join(std::string& what) const {
+    if (dir_.empty()) return 0;
+    if (!write_file(join_file_, "0\n")) {
+        what = "write(\"" + join_file_ + "\", \"0\")";
+        return errno;
+    }
+    return 0;
+}
+
+void remove_memory_cgroup(const std::string& dir) {
+    if (dir.empty() || dir.find("/toolcage-step-") == std::string::npos) return;
+    // Processes still inside (a step's last ones being reaped) keep it busy a moment.
+    for (int i = 0; i < 50 && ::rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) ::usleep(2000);
+}
+
+void MemoryCgroup::remove() {
+    remove_memory_cgroup(dir_);
+    dir_.clear();
+}
+
+MemoryCgroup::~MemoryCgroup() { remove(); }
 
 }  // namespace toolcage::cage

@@ -18,8 +18,11 @@ struct Rlimit {
 };
 
 // Pure: the limits to set. Zero or negative values in the policy mean "leave as is", except
-// RLIMIT_CORE, which is always 0 (a core file can hold a secret from memory).
-std::vector<Rlimit> plan_limits(const CageLimits& limits);
+// RLIMIT_CORE, which is always 0 (a core file can hold a secret from memory). Without a memory
+// cgroup (`memory_cgroup` false), memory_mb binds through RLIMIT_AS at twice its value (JITs
+// reserve address space they never touch: node's WebAssembly some 10 GiB, java a quarter of
+// the RAM for its heap), unless as_mb sets a limit of its own.
+std::vector<Rlimit> plan_limits(const CageLimits& limits, bool memory_cgroup = false);
 
 // In the step's process: soft and hard limits both set to the planned value, or to the current
 // hard limit when that is lower (an unprivileged process cannot raise it).
@@ -48,5 +51,34 @@ class PidsCgroup {
     std::string dir_;
     std::string join_file_;  // v1: tasks; v2: cgroup.procs
 };
+
+// A memory cgroup of the step's own (cgroup v1's memory hierarchy, or v2 where the memory
+// controller is delegated to ours), below the supervisor's: memory.limit_in_bytes / memory.max
+// at cage.limits.memory_mb, so that a memory bomb meets the OOM killer inside it, not the
+// machine's. Made per step (steps running at once must not share one limit) and removed when
+// the step is over.
+class MemoryCgroup {
+  public:
+    MemoryCgroup() = default;
+    MemoryCgroup(const MemoryCgroup&) = delete;
+    MemoryCgroup& operator=(const MemoryCgroup&) = delete;
+    ~MemoryCgroup();
+
+    // Best effort: returns a note when none could be made (then `active()` is false).
+    std::string create(long memory_mb);
+    bool active() const { return !dir_.empty(); }
+    const std::string& dir() const { return dir_; }
+    // In the step's process, single-threaded: moves itself in. Returns 0 or an errno.
+    int join(std::string& what) const;
+    // Once every process of the step is gone.
+    void remove();
+
+  private:
+    std::string dir_;
+    std::string join_file_;
+};
+
+// Removes a step's memory cgroup left by a supervisor that was killed (from the journal).
+void remove_memory_cgroup(const std::string& dir);
 
 }  // namespace toolcage::cage

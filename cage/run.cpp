@@ -27,7 +27,9 @@
 #include "cage/probe.h"
 #include "cage/protected_paths.h"
 #include "cage/reaper.h"
+#include "cage/recover.h"
 #include "cage/seccomp.h"
+#include "cage/step_journal.h"
 #include "cage/step_settings.h"
 #include "cage/step_tmpdir.h"
 #include "cage/workspace.h"
@@ -78,9 +80,14 @@ struct Step {
     Fd ruleset;
     const SeccompProgram* filter = nullptr;
     PidsCgroup cgroup;
+    MemoryCgroup memory;
+    // The step under an init of its own in PID and mount namespaces (cage/step_init.h); false
+    // once the kernel refused them: then PR_SET_PDEATHSIG, the cgroup and the journal.
+    bool pid_namespace = true;
     std::vector<std::string> env;
     std::vector<ProtectedPath> protect;
     std::optional<WorkspaceGuard> guard;
+    StepJournal journal;  // the snapshot on disk while the step runs (cage/step_journal.h)
 };
 
 void say(const std::string& line) {
@@ -116,11 +123,31 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
 }
 
+// 1a. A step of this workspace whose supervisor was killed is finished first: its processes
+//     killed, its restore done (cage/recover.h). What cannot be restored stops us.
+void finish_unfinished_steps(Step& step) {
+    std::string left = recover_unfinished(step.paths.workspace, stderr);
+    if (!left.empty()) throw Error(left);
+}
+
 // 1b. The workspace's protected paths as they are before the step (throws when they cannot be
 //     read: then nothing runs).
 void snapshot_protected_paths(Step& step) {
     step.protect = protected_paths(step.policy.cage.protected_paths);
     step.guard.emplace(step.paths.workspace, step.protect);
+}
+
+// 3b. The snapshot and the step's identity on disk before anything of the step runs: if we are
+//     killed, the next run or hook for the workspace restores from it.
+void journal_step(const RunOptions& opt, Step& step) {
+    StepRecord r;
+    r.workspace = step.paths.workspace;
+    r.policy = step.policy.name;
+    r.argv = opt.argv;
+    r.tmpdir = step.paths.tmp;
+    r.memory_cgroup = step.memory.dir();
+    r.pid_namespace = step.pid_namespace;
+    step.journal.begin(*step.guard, r);
 }
 
 // 6. Once nothing of the step is left: what it changed in the protected paths is put back and
@@ -259,6 +286,18 @@ void build_step_environment(Step& step) {
 void limit_processes(const RunOptions& opt, Step& step) {
     std::string note = step.cgroup.create(step.policy.cage.limits.nproc);
     if (!note.empty() && opt.verbose) say("note: " + note);
+    note = step.memory.create(step.policy.cage.limits.memory_mb);
+    if (!note.empty() && opt.verbose) say("note: " + note);
+}
+
+// Without its own PID namespace a step's processes die with the supervisor through
+// PR_SET_PDEATHSIG, and what escaped that (a daemon in a session of its own) is killed by the
+// next run or hook for the workspace, from the journal.
+void say_no_pid_namespace(const RunOptions& opt, const std::string& why) {
+    if (opt.verbose)
+        say("note: no PID namespace for the step (" + why +
+            "): other processes' /proc entries stay visible, and a step's daemon outlives a killed "
+            "supervisor until the next run for this workspace");
 }
 
 // 4. Fork. The parent supervises; the child goes through the hardening steps and execs.
@@ -285,8 +324,9 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     int pipefd[2];
     if (::pipe2(pipefd, O_CLOEXEC) != 0) throw Error(syscall_error("pipe2(O_CLOEXEC)", errno));
     setup.workdir = step.paths.workdir;
-    setup.limits = plan_limits(step.policy.cage.limits);
+    setup.limits = plan_limits(step.policy.cage.limits, step.memory.active());
     setup.cgroup = &step.cgroup;
+    setup.memory = &step.memory;
     setup.cap_last_cap = read_cap_last_cap();
     setup.landlock_fd = step.ruleset.fd;
     setup.seccomp = step.filter;
@@ -295,10 +335,30 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     setup.supervisor = ::getpid();
     setup.report_fd = pipefd[1];
     setup.saved_mask = block_supervised_signals();
+    if (step.pid_namespace) {
+        std::uint64_t proc_access = 0;
+        for (const auto& r : step.landlock.rules)
+            if (r.path == "/proc") proc_access = r.access;
+        setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
+    }
 
-    // 5. The step's process (cage/launcher.cpp). Without a relay to start in between, it
-    //    shares our memory until it execs, and we wait: nothing is copied.
-    pid_t child = start_step_process(setup, handover ? StepStart::fork : StepStart::vfork);
+    // 5. The step's process (cage/launcher.cpp), under an init of its own where the kernel
+    //    allows it (cage/step_init.cpp). Without a relay to start in between and without that
+    //    init, it shares our memory until it execs, and we wait: nothing is copied.
+    pid_t child = -1;
+    if (step.pid_namespace) {
+        child = start_step_in_namespace(setup);
+        if (child < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS || errno == EACCES)) {
+            step.pid_namespace = false;
+            setup.ns = StepNamespace{};
+            say_no_pid_namespace(opt, syscall_error("clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", errno));
+        }
+    }
+    if (!step.pid_namespace) {
+        child = start_step_process(setup, handover ? StepStart::fork : StepStart::vfork);
+        // Its session is what the next run kills if we die: PR_SET_PDEATHSIG reaches only it.
+        if (child > 0) step.journal.record_step(child, false);
+    }
     if (child < 0) {
         int err = errno;
         ::close(pipefd[0]);
@@ -345,6 +405,12 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             fall_back_to_landlock(opt, step, msg);
             return std::nullopt;
         }
+        if (failure.kind == 'p') {
+            step.pid_namespace = false;
+            step.relay.reset();
+            say_no_pid_namespace(opt, msg);
+            return std::nullopt;
+        }
         if (failure.kind == 's') throw Error("cage setup failed: " + msg);
         say(msg);
         return failure.err == ENOENT ? 127 : 126;
@@ -380,10 +446,12 @@ int run_caged(const RunOptions& opt) {
         throw Error("run: no program given; usage: toolcage run -- PROGRAM ARGS...");
     Step step;
     load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
+    finish_unfinished_steps(step);      //    what a killed step of this workspace left
     snapshot_protected_paths(step);     //    the protected paths, to put back what changes
     probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);          //    a private network namespace, or Landlock's rule
-    limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0)
+    limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0), memory
+    journal_step(opt, step);            //    the snapshot on disk, in case we are killed
     std::optional<int> status;
     while (!status) {  // twice when "auto" finds no namespace: then on the host's network
         start_relay(opt, step);             // 3. the relay, or a closed network
@@ -393,6 +461,7 @@ int run_caged(const RunOptions& opt) {
         status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported
+    step.journal.finish();                               //    nothing left to finish
     log_step(opt, step, *status);                        // 7. the step in the decision log
     return *status;
 }

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,7 +33,6 @@ using Kind = GuardNode::Kind;
 constexpr std::size_t kMaxBytes = 16u << 20;  // beyond: files kept by identity only
 constexpr std::size_t kMaxEntries = 100000;
 constexpr int kMaxDepth = 64;
-constexpr int kMaxRemoveDepth = 512;
 constexpr std::size_t kMaxSearchDirs = 4096;
 constexpr int kMaxSearchDepth = 6;
 
@@ -239,8 +239,10 @@ struct Taker {
 };
 
 // Opens the directory `rel` names below `ws_fd`, one component at a time, never through a
-// symlink. `create`: missing components are made (0755). Returns -1 with errno set.
-int open_beneath(int ws_fd, const std::string& rel, bool create) {
+// symlink. `create`: missing components are made (0755), and a symlink or file planted where a
+// directory was is removed first (its workspace-relative name is added to `replaced`).
+// Returns -1 with errno set.
+int open_beneath(int ws_fd, const std::string& rel, bool create, std::vector<std::string>* replaced = nullptr) {
     if (rel.empty()) return ::openat(ws_fd, ".", kDirFlags);
     Fd cur;  // not open yet: the first component is looked up in ws_fd itself
     std::size_t i = 0;
@@ -250,6 +252,16 @@ int open_beneath(int ws_fd, const std::string& rel, bool create) {
         i = slash == std::string::npos ? rel.size() : slash + 1;
         int at = cur.ok() ? cur.get() : ws_fd;
         int next = ::openat(at, part.c_str(), kDirFlags);
+        if (next < 0 && (errno == ELOOP || errno == ENOTDIR) && create) {
+            struct stat st {};
+            if (::fstatat(at, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) &&
+                ::unlinkat(at, part.c_str(), 0) == 0) {
+                if (replaced) replaced->push_back(rel.substr(0, slash == std::string::npos ? rel.size() : slash));
+                errno = ENOENT;
+            } else {
+                errno = ELOOP;
+            }
+        }
         if (next < 0 && errno == ENOENT && create) {
             if (::mkdirat(at, part.c_str(), 0755) != 0 && errno != EEXIST) return -1;
             next = ::openat(at, part.c_str(), kDirFlags);
@@ -258,6 +270,104 @@ int open_beneath(int ws_fd, const std::string& rel, bool create) {
         cur = Fd(next);
     }
     return cur.release();
+}
+
+// An unpredictable name for a file being put back: a step that knew the name could have made
+// it first (a directory, a symlink) so that the restore fails.
+std::string random_temp_name() {
+    unsigned char b[12];
+    std::size_t got = 0;
+    while (got < sizeof b) {
+        ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            // No entropy call (cannot happen from 3.17 on): the clock and a counter, still retried.
+            static unsigned counter = 0;
+            unsigned long v = static_cast<unsigned long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                              (static_cast<unsigned long>(++counter) << 40);
+            std::memcpy(b, &v, sizeof v < sizeof b ? sizeof v : sizeof b);
+            break;
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    static const char hex[] = "0123456789abcdef";
+    std::string name = ".toolcage-restore-";
+    for (unsigned char c : b) {
+        name += hex[c >> 4];
+        name += hex[c & 15];
+    }
+    return name;
+}
+
+// Which files of a git directory git reads its configuration (or finds another git directory)
+// through, and which git directories lie below the workspace's .git: the submodules' under
+// .git/modules (nested: .git/modules/a/modules/b; a name may hold '/') and the linked
+// worktrees' under .git/worktrees. Symlinks met on the way are listed too (git would follow
+// them to a config of the step's choosing). Workspace-relative, sorted.
+constexpr std::size_t kMaxAdminDirs = 4096;
+constexpr std::string_view kGitDirFiles[] = {"config", "config.worktree", "commondir", "hooks/", "info/"};
+constexpr std::string_view kWorktreeFiles[] = {"config.worktree", "commondir", "gitdir"};
+
+std::vector<ProtectedPath> git_admin_paths(int ws_fd) {
+    std::vector<ProtectedPath> out;
+    auto add = [&](const std::string& rel) {
+        bool dir = rel.ends_with("/");
+        out.push_back({dir ? rel.substr(0, rel.size() - 1) : rel, dir});
+    };
+    std::deque<std::string> queue{".git/modules"};
+    std::size_t visited = 0;
+    while (!queue.empty() && visited++ < kMaxAdminDirs) {
+        std::string rel = queue.front();
+        queue.pop_front();
+        Fd d(open_beneath(ws_fd, rel, false));
+        if (!d.ok()) continue;
+        struct stat head {};
+        bool git_dir = ::fstatat(d.get(), "HEAD", &head, AT_SYMLINK_NOFOLLOW) == 0 && rel != ".git/modules";
+        if (git_dir) {
+            for (auto f : kGitDirFiles) add(rel + "/" + std::string(f));
+            queue.push_back(rel + "/modules");
+            continue;
+        }
+        std::vector<std::string> names;
+        if (!list_dir(d.get(), names)) continue;
+        for (const auto& n : names) {
+            struct stat st {};
+            if (::fstatat(d.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (S_ISDIR(st.st_mode)) queue.push_back(rel + "/" + n);
+            else if (S_ISLNK(st.st_mode)) add(rel + "/" + n);
+        }
+    }
+    Fd wt(open_beneath(ws_fd, ".git/worktrees", false));
+    std::vector<std::string> names;
+    if (wt.ok() && list_dir(wt.get(), names)) {
+        for (const auto& n : names) {
+            struct stat st {};
+            if (::fstatat(wt.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (S_ISLNK(st.st_mode)) add(".git/worktrees/" + n);
+            if (!S_ISDIR(st.st_mode)) continue;
+            for (auto f : kWorktreeFiles) add(".git/worktrees/" + n + "/" + std::string(f));
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.rel < b.rel; });
+    return out;
+}
+
+// The git directory a workspace-relative path lies in ("" for the workspace's own .git) and how
+// many components deep that directory is: ".git/modules/a/b/config" -> ".git/modules/a/b", 4.
+// Known only for the paths git_admin_paths lists; other paths answer {"", 0}.
+std::pair<std::string, int> admin_dir_of(const std::string& rel) {
+    if (!rel.starts_with(".git/modules/") && !rel.starts_with(".git/worktrees/")) return {"", 0};
+    for (auto f : kGitDirFiles) {
+        std::string tail = "/" + std::string(f.ends_with("/") ? f.substr(0, f.size() - 1) : f);
+        std::size_t at = rel.rfind(tail);
+        if (at == std::string::npos) continue;
+        if (at + tail.size() != rel.size() && rel[at + tail.size()] != '/') continue;
+        std::string dir = rel.substr(0, at);
+        return {dir, static_cast<int>(std::count(dir.begin(), dir.end(), '/')) + 1};
+    }
+    std::size_t at = rel.rfind('/');
+    std::string dir = rel.substr(0, at);
+    return {dir, static_cast<int>(std::count(dir.begin(), dir.end(), '/')) + 1};
 }
 
 // A protected path's parent directory and name: ".git/config" -> ".git", "config".
@@ -276,22 +386,57 @@ namespace {
 struct Restorer {
     std::vector<TamperEvent>& events;
     bool git_was_absent = false;  // the step made .git itself
-    unsigned serial = 0;
 
-    // A change git never runs, which stays: a .git/config without a key that runs a program or
-    // pulls more config (git init's, a new remote, a branch's upstream), a hook sample, and in a
-    // .git the step made itself, info/ (but attributes, which chooses drivers).
-    bool inert_file(int pfd, const std::string& name, const std::string& rel, const struct stat& st) {
+    // Git directories below .git (submodules', linked worktrees') the step made itself.
+    std::vector<std::string> fresh_admin_dirs;
+
+    bool fresh(const std::string& admin_dir) const {
+        if (admin_dir.empty()) return git_was_absent;
+        return git_was_absent ||
+               std::find(fresh_admin_dirs.begin(), fresh_admin_dirs.end(), admin_dir) != fresh_admin_dirs.end();
+    }
+
+    static bool is_config(const std::string& rel) {
+        return rel == ".git/config" || rel == ".git/config.worktree" ||
+               (rel.starts_with(".git/modules/") && (rel.ends_with("/config") || rel.ends_with("/config.worktree"))) ||
+               (rel.starts_with(".git/worktrees/") && rel.ends_with("/config.worktree"));
+    }
+
+    // A change git never runs, which stays: a config that keeps only settings on the positive
+    // list of inert ones, or had them before (cf. gitconfig::first_non_inert_key), a hook
+    // sample, in a git directory the step made itself info/ (but attributes, which chooses
+    // drivers), a linked worktree's commondir and gitdir as git writes them. `before`: the file
+    // as it was (null when it did not exist).
+    bool inert_file(int pfd, const std::string& name, const std::string& rel, const struct stat& st,
+                    const GuardNode* before = nullptr) {
         if (!S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
-        if (rel.starts_with(".git/hooks/") && rel.ends_with(".sample")) return true;
-        if (git_was_absent && rel.starts_with(".git/info/") && rel != ".git/info/attributes") return true;
-        if (rel != ".git/config" && rel != ".git/config.worktree") return false;
+        auto [admin, depth] = admin_dir_of(rel);
+        if (rel.ends_with(".sample") && rel.find("/hooks/") != std::string::npos) return true;
+        if (fresh(admin) && rel.starts_with((admin.empty() ? std::string(".git") : admin) + "/info/") &&
+            !rel.ends_with("/info/attributes"))
+            return true;
+        bool config = is_config(rel);
+        bool worktree_link = rel.starts_with(".git/worktrees/") && (rel.ends_with("/commondir") || rel.ends_with("/gitdir"));
+        if (!config && !worktree_link) return false;
         Fd fd(::openat(pfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
         if (!fd.ok()) return false;
         std::string text;
         bool more = false;
         if (!read_up_to(fd.get(), text, 1 << 20, more) || more) return false;
-        return gitconfig::first_code_key(text).empty();
+        if (worktree_link) {
+            // What `git worktree add` writes, in a worktree's directory the step made: the
+            // common directory two levels up, and where the worktree's .git file is.
+            if (!fresh(admin)) return false;
+            if (rel.ends_with("/commondir")) return text == "../..\n";
+            return text.starts_with("/") && text.ends_with("/.git\n") && text.find("/../") == std::string::npos &&
+                   std::count(text.begin(), text.end(), '\n') == 1;
+        }
+        std::string_view old_text = before && before->kind == Kind::file && before->readable ? std::string_view(before->data)
+                                                                                              : std::string_view();
+        gitconfig::InertContext ctx;
+        ctx.fresh_git_dir = fresh(admin);
+        ctx.module_depth = rel.starts_with(".git/modules/") ? depth : 0;
+        return gitconfig::first_non_inert_key(text, old_text, ctx).empty();
     }
 
     bool inert_tree(int pfd, const std::string& name, const std::string& rel, int depth) {
@@ -310,37 +455,121 @@ struct Restorer {
         events.push_back({path, change, action, undone});
     }
 
-    std::string temp_name() {
-        return ".toolcage-restore-" + std::to_string(::getpid()) + "-" + std::to_string(++serial);
+    // Opens a directory for removal: one the step made unreadable is ours to remove (same owner).
+    static int open_for_removal(int pfd, const char* name) {
+        int fd = ::openat(pfd, name, kDirFlags);
+        if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+            ::fchmodat(pfd, name, 0700, AT_SYMLINK_NOFOLLOW);
+            fd = ::openat(pfd, name, kDirFlags);
+        }
+        if (fd >= 0) ::fchmod(fd, 0700);
+        return fd;
     }
 
-    // Removes `name` in `pfd` and everything below it, never following a symlink. Returns "" or
-    // the failing call.
-    std::string remove_tree(int pfd, const std::string& name, int depth) {
+    // Removes `name` in `pfd` and everything below it, never following a symlink, at any depth
+    // and without recursion: one directory is open at a time, and going back up is
+    // openat(".."), checked against the identity recorded on the way down. It goes on past an
+    // entry it cannot remove. Returns "" or what is left and the first failing call.
+    std::string remove_tree(int pfd, const std::string& name, int = 0) {
         struct stat st {};
         if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
             return errno == ENOENT ? "" : syscall_error("fstatat(\"" + name + "\")", errno);
-        if (S_ISDIR(st.st_mode)) {
-            if (depth > kMaxRemoveDepth) return "nested more than " + std::to_string(kMaxRemoveDepth) + " deep";
-            Fd d(::openat(pfd, name.c_str(), kDirFlags));
-            if (!d.ok() && (errno == EACCES || errno == EPERM)) {
-                // A directory the step made unreadable: it is ours to remove (same owner).
-                ::fchmodat(pfd, name.c_str(), 0700, AT_SYMLINK_NOFOLLOW);
-                d = Fd(::openat(pfd, name.c_str(), kDirFlags));
-            }
-            if (!d.ok()) return syscall_error("openat(\"" + name + "\", O_DIRECTORY|O_NOFOLLOW)", errno);
-            ::fchmod(d.get(), 0700);
-            std::vector<std::string> names;
-            if (!list_dir(d.get(), names)) return syscall_error("getdents(\"" + name + "\")", errno);
-            for (const auto& c : names) {
-                std::string err = remove_tree(d.get(), c, depth + 1);
-                if (!err.empty()) return err;
-            }
-            if (::unlinkat(pfd, name.c_str(), AT_REMOVEDIR) != 0)
-                return syscall_error("unlinkat(\"" + name + "\", AT_REMOVEDIR)", errno);
+        if (!S_ISDIR(st.st_mode)) {
+            if (::unlinkat(pfd, name.c_str(), 0) != 0) return syscall_error("unlinkat(\"" + name + "\")", errno);
             return "";
         }
-        if (::unlinkat(pfd, name.c_str(), 0) != 0) return syscall_error("unlinkat(\"" + name + "\")", errno);
+        struct Level {
+            dev_t dev;
+            ino_t ino;
+            std::string name;                // its name in the level above
+            std::vector<std::string> names;  // its entries, as listed when it was entered
+            std::size_t next = 0;
+            bool failed = false;             // something below could not be removed
+        };
+        std::string first_error;
+        std::size_t left = 0;
+        auto fail = [&](std::string what) {
+            ++left;
+            if (first_error.empty()) first_error = std::move(what);
+        };
+        std::vector<Level> path;
+        Fd cur(open_for_removal(pfd, name.c_str()));
+        if (!cur.ok()) return syscall_error("openat(\"" + name + "\", O_DIRECTORY|O_NOFOLLOW)", errno);
+        auto enter = [&](const std::string& n, const struct stat& s) {
+            Level l{s.st_dev, s.st_ino, n, {}, 0, false};
+            if (!list_dir(cur.get(), l.names)) {
+                fail(syscall_error("getdents(\"" + n + "\")", errno));
+                l.failed = true;
+                l.names.clear();
+            }
+            path.push_back(std::move(l));
+        };
+        enter(name, st);
+        while (!path.empty()) {
+            Level& l = path.back();
+            if (l.next < l.names.size()) {
+                const std::string child = l.names[l.next++];
+                struct stat cs {};
+                if (::fstatat(cur.get(), child.c_str(), &cs, AT_SYMLINK_NOFOLLOW) != 0) {
+                    if (errno != ENOENT) {
+                        fail(syscall_error("fstatat(\"" + child + "\")", errno));
+                        l.failed = true;
+                    }
+                    continue;
+                }
+                if (!S_ISDIR(cs.st_mode)) {
+                    if (::unlinkat(cur.get(), child.c_str(), 0) != 0) {
+                        fail(syscall_error("unlinkat(\"" + child + "\")", errno));
+                        l.failed = true;
+                    }
+                    continue;
+                }
+                int down = open_for_removal(cur.get(), child.c_str());
+                if (down < 0) {
+                    fail(syscall_error("openat(\"" + child + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+                    l.failed = true;
+                    continue;
+                }
+                cur = Fd(down);
+                enter(child, cs);
+                continue;
+            }
+            // Every entry handled: back up, and remove this directory unless something is left.
+            Level done = std::move(path.back());
+            path.pop_back();
+            if (path.empty()) {
+                cur = Fd();
+                if (!done.failed && ::unlinkat(pfd, name.c_str(), AT_REMOVEDIR) != 0)
+                    fail(syscall_error("unlinkat(\"" + name + "\", AT_REMOVEDIR)", errno));
+                break;
+            }
+            Fd up(::openat(cur.get(), "..", kDirFlags));
+            struct stat us {};
+            if (!up.ok() || ::fstat(up.get(), &us) != 0 || us.st_dev != path.back().dev || us.st_ino != path.back().ino) {
+                fail("the tree moved while it was removed (openat(\"..\") is not the directory entered)");
+                break;
+            }
+            cur = std::move(up);
+            if (done.failed) {
+                path.back().failed = true;
+            } else if (::unlinkat(cur.get(), done.name.c_str(), AT_REMOVEDIR) != 0) {
+                fail(syscall_error("unlinkat(\"" + done.name + "\", AT_REMOVEDIR)", errno));
+                path.back().failed = true;
+            }
+        }
+        if (left == 0) return "";
+        return std::to_string(left) + (left == 1 ? " entry" : " entries") + " left, first: " + first_error;
+    }
+
+    // A new entry named unpredictably in `pfd`, made by `make(name)` (which fails with EEXIST
+    // when the name is taken: then another is tried). Returns the name, or "" with errno set.
+    template <class Make>
+    static std::string make_temp(Make make) {
+        for (int attempt = 0; attempt < 32; ++attempt) {
+            std::string tmp = random_temp_name();
+            if (make(tmp)) return tmp;
+            if (errno != EEXIST) return "";
+        }
         return "";
     }
 
@@ -355,9 +584,12 @@ struct Restorer {
             case Kind::file: {
                 // A new file renamed over the name: never written through a symlink or into a
                 // file that is hard-linked elsewhere.
-                std::string tmp = temp_name();
-                Fd fd(::openat(pfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-                if (!fd.ok()) return syscall_error("openat(\"" + tmp + "\", O_CREAT|O_EXCL)", errno);
+                Fd fd;
+                std::string tmp = make_temp([&](const std::string& t) {
+                    fd = Fd(::openat(pfd, t.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+                    return fd.ok();
+                });
+                if (!fd.ok()) return syscall_error("openat(\".toolcage-restore-*\", O_CREAT|O_EXCL)", errno);
                 bool ok = write_all(fd.get(), want.data);
                 int err = errno;
                 if (ok) {
@@ -386,9 +618,9 @@ struct Restorer {
                 return "";
             }
             case Kind::symlink: {
-                std::string tmp = temp_name();
-                if (::symlinkat(want.data.c_str(), pfd, tmp.c_str()) != 0)
-                    return syscall_error("symlinkat(\"" + tmp + "\")", errno);
+                std::string tmp = make_temp(
+                    [&](const std::string& t) { return ::symlinkat(want.data.c_str(), pfd, t.c_str()) == 0; });
+                if (tmp.empty()) return syscall_error("symlinkat(\".toolcage-restore-*\")", errno);
                 if (::geteuid() == 0)
                     (void)::fchownat(pfd, tmp.c_str(), want.st.st_uid, want.st.st_gid, AT_SYMLINK_NOFOLLOW);
                 struct stat cur {};
@@ -479,7 +711,7 @@ struct Restorer {
         }
         switch (now) {
             case Kind::file:
-                if (!same_file(pfd, name, cur, want) && !inert_file(pfd, name, rel, cur)) {
+                if (!same_file(pfd, name, cur, want) && !inert_file(pfd, name, rel, cur, &want)) {
                     std::string e = put(pfd, name, want, depth);
                     event(rel, "changed", e.empty() ? "restored" : "not restored: " + e, e.empty());
                 }
@@ -582,6 +814,11 @@ WorkspaceGuard::WorkspaceGuard(const std::string& workspace, std::vector<Protect
         } else if (errno != ENOENT) {
             t.fail(".git", syscall_error("fstatat(\".git\", AT_SYMLINK_NOFOLLOW)", errno));
         }
+        // The submodules' and linked worktrees' git directories: their config, hooks and links.
+        for (auto& p : git_admin_paths(ws_fd_)) {
+            admin_dirs_.push_back(admin_dir_of(p.rel).first);
+            if (!is_protected(p.rel, paths_)) paths_.push_back(std::move(p));
+        }
         // Nothing changes while the snapshot is taken: each parent directory is opened once
         // (the workspace root is ws_fd_ itself), a missing one is missing for all its entries.
         std::map<std::string, std::pair<Fd, int>> parents;  // parent -> its fd, or the errno
@@ -622,7 +859,7 @@ WorkspaceGuard::~WorkspaceGuard() {
 
 std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>& search_dirs) {
     std::vector<TamperEvent> events;
-    Restorer r{events, git_.kind == Kind::absent};
+    Restorer r{events, git_.kind == Kind::absent, {}};
     try {
         // 1. .git itself: the same directory, or the original moved back over an impostor.
         if (git_.kind == Kind::dir) {
@@ -662,15 +899,33 @@ std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>&
             if (::fstatat(ws_fd_, ".git", &cur, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(cur.st_mode))
                 r.reconcile(ws_fd_, ".git", ".git", git_, 0);
         }
-        // 2. Every protected path.
-        for (std::size_t i = 0; i < paths_.size(); ++i) {
-            const auto& p = paths_[i];
-            const GuardNode& want = nodes_[i];
+        // 2. Every protected path, and those of git directories the step made below .git
+        //    (absent before it: what they hold must be inert, or it is removed).
+        std::vector<ProtectedPath> paths = paths_;
+        std::vector<const GuardNode*> wants;
+        for (const auto& n : nodes_) wants.push_back(&n);
+        static const GuardNode kAbsent;
+        for (auto& p : git_admin_paths(ws_fd_)) {
+            if (is_protected(p.rel, paths)) continue;
+            std::string dir = admin_dir_of(p.rel).first;
+            if (std::find(admin_dirs_.begin(), admin_dirs_.end(), dir) == admin_dirs_.end() &&
+                std::find(r.fresh_admin_dirs.begin(), r.fresh_admin_dirs.end(), dir) == r.fresh_admin_dirs.end())
+                r.fresh_admin_dirs.push_back(dir);
+            paths.push_back(std::move(p));
+            wants.push_back(&kAbsent);
+        }
+        for (std::size_t i = 0; i < paths.size(); ++i) {
+            const auto& p = paths[i];
+            const GuardNode& want = *wants[i];
             auto [parent, name] = split_rel(p.rel);
             // Opened again for each entry: putting one back may have replaced another's parent.
             Fd opened;
             if (!parent.empty()) {
-                opened = Fd(open_beneath(ws_fd_, parent, want.kind != Kind::absent));
+                std::vector<std::string> replaced;
+                opened = Fd(open_beneath(ws_fd_, parent, want.kind != Kind::absent, &replaced));
+                int err = errno;
+                for (const auto& rp : replaced) r.event(rp, "replaced by a symlink or file", "removed", true);
+                errno = err;
                 if (!opened.ok()) {
                     if (want.kind == Kind::absent && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)) continue;
                     r.event(p.rel, "cannot be reached",
@@ -685,6 +940,99 @@ std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>&
         r.event(".", "check failed", std::string("not restored: ") + e.what(), false);
     }
     return events;
+}
+
+// ---- the journal ----------------------------------------------------------------------------
+
+namespace {
+
+using json = nlohmann::json;
+
+json stat_to_json(const struct stat& st) {
+    return json::array({st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_uid, st.st_gid, st.st_rdev,
+                        st.st_size, st.st_atim.tv_sec, st.st_atim.tv_nsec, st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                        st.st_ctim.tv_sec, st.st_ctim.tv_nsec});
+}
+
+struct stat stat_from_json(const json& j) {
+    struct stat st {};
+    if (!j.is_array() || j.size() != 14) throw Error("a file's identity is not 14 numbers");
+    st.st_dev = j[0].get<dev_t>();
+    st.st_ino = j[1].get<ino_t>();
+    st.st_mode = j[2].get<mode_t>();
+    st.st_nlink = j[3].get<nlink_t>();
+    st.st_uid = j[4].get<uid_t>();
+    st.st_gid = j[5].get<gid_t>();
+    st.st_rdev = j[6].get<dev_t>();
+    st.st_size = j[7].get<off_t>();
+    st.st_atim = {j[8].get<time_t>(), j[9].get<long>()};
+    st.st_mtim = {j[10].get<time_t>(), j[11].get<long>()};
+    st.st_ctim = {j[12].get<time_t>(), j[13].get<long>()};
+    return st;
+}
+
+json node_to_json(const GuardNode& n) {
+    json j = {{"k", static_cast<int>(n.kind)}, {"r", n.readable}, {"l", n.too_large}, {"s", stat_to_json(n.st)},
+              {"d", json::binary(std::vector<std::uint8_t>(n.data.begin(), n.data.end()))}};
+    if (!n.children.empty()) {
+        json c = json::array();
+        for (const auto& [name, child] : n.children) c.push_back(json::array({name, node_to_json(child)}));
+        j["c"] = std::move(c);
+    }
+    return j;
+}
+
+GuardNode node_from_json(const json& j, int depth) {
+    if (depth > kMaxDepth + 1) throw Error("the snapshot is nested deeper than a snapshot can be");
+    GuardNode n;
+    int k = j.at("k").get<int>();
+    if (k < 0 || k > static_cast<int>(Kind::other)) throw Error("unknown kind of entry " + std::to_string(k));
+    n.kind = static_cast<Kind>(k);
+    n.readable = j.at("r").get<bool>();
+    n.too_large = j.at("l").get<bool>();
+    n.st = stat_from_json(j.at("s"));
+    const auto& bin = j.at("d").get_binary();
+    n.data.assign(bin.begin(), bin.end());
+    if (j.contains("c"))
+        for (const auto& c : j["c"]) n.children.emplace_back(c.at(0).get<std::string>(), node_from_json(c.at(1), depth + 1));
+    return n;
+}
+
+}  // namespace
+
+std::string WorkspaceGuard::to_journal() const {
+    struct stat ws {};
+    ::fstat(ws_fd_, &ws);
+    json paths = json::array(), nodes = json::array();
+    for (const auto& p : paths_) paths.push_back(json::array({p.rel, p.dir}));
+    for (const auto& n : nodes_) nodes.push_back(node_to_json(n));
+    json j = {{"workspace", workspace_}, {"ws", json::array({ws.st_dev, ws.st_ino})}, {"paths", paths},
+              {"nodes", nodes},          {"git", node_to_json(git_)},               {"admin_dirs", admin_dirs_}};
+    std::vector<std::uint8_t> bytes = json::to_cbor(j);
+    return std::string(bytes.begin(), bytes.end());
+}
+
+std::unique_ptr<WorkspaceGuard> WorkspaceGuard::from_journal(const std::string& bytes) {
+    std::unique_ptr<WorkspaceGuard> g(new WorkspaceGuard());
+    try {
+        json j = json::from_cbor(bytes);
+        g->workspace_ = j.at("workspace").get<std::string>();
+        for (const auto& p : j.at("paths")) g->paths_.push_back({p.at(0).get<std::string>(), p.at(1).get<bool>()});
+        for (const auto& n : j.at("nodes")) g->nodes_.push_back(node_from_json(n, 0));
+        if (g->nodes_.size() != g->paths_.size()) throw Error("paths and their states do not pair up");
+        g->git_ = node_from_json(j.at("git"), 0);
+        g->admin_dirs_ = j.at("admin_dirs").get<std::vector<std::string>>();
+        g->ws_fd_ = ::open(g->workspace_.c_str(), kDirFlags);
+        if (g->ws_fd_ < 0)
+            throw Error(syscall_error("open(\"" + g->workspace_ + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+        struct stat ws {};
+        ::fstat(g->ws_fd_, &ws);
+        if (ws.st_dev != j.at("ws").at(0).get<dev_t>() || ws.st_ino != j.at("ws").at(1).get<ino_t>())
+            throw Error(g->workspace_ + " is not the directory the step ran in (another device or inode)");
+    } catch (const json::exception& e) {
+        throw Error(std::string("the journal's snapshot cannot be read: ") + e.what());
+    }
+    return g;
 }
 
 // ---- the report ------------------------------------------------------------------------------

@@ -59,14 +59,23 @@ public:
     std::vector<TamperEvent> restore(const std::vector<std::string>& search_dirs = {});
 
     const std::string& workspace() const { return workspace_; }
+
+    // The snapshot as bytes (CBOR), for the step's journal (cage/step_journal.h), and back:
+    // `from_journal` reopens the workspace and checks it is the same directory (device and
+    // inode). Throws Error naming what does not fit.
+    std::string to_journal() const;
+    static std::unique_ptr<WorkspaceGuard> from_journal(const std::string& bytes);
     std::size_t snapshot_bytes() const { return bytes_; }
 
 private:
+    WorkspaceGuard() = default;
     std::string workspace_;
     int ws_fd_ = -1;
     std::vector<ProtectedPath> paths_;
     GuardNode git_;  // .git itself: a directory by identity only; a file or symlink by content
     std::vector<GuardNode> nodes_;  // one per paths_ entry
+    // The git directories below .git (submodules', linked worktrees') there were before the step.
+    std::vector<std::string> admin_dirs_;
     std::size_t bytes_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "common/git_config.h"
 
 #include <cctype>
+#include <vector>
 
 namespace toolcage::gitconfig {
 
@@ -227,6 +228,96 @@ std::string first_code_key(std::string_view text) {
     std::string found;
     bool ok = parse(text, [&](const Entry& e) {
         if (found.empty() && runs_code(e)) found = key_text(e);
+    });
+    return ok ? found : "(unreadable config)";
+}
+
+namespace {
+
+// Settings git writes and only stores: none makes git run a program, read more configuration,
+// or reach another repository. Sorted by section, then name.
+struct InertKey {
+    std::string_view section;
+    std::string_view name;
+    bool sub;  // written as [section "sub"]
+};
+constexpr InertKey kInertKeys[] = {
+    {"branch", "merge", true},  // the upstream branch's name
+    {"branch", "rebase", true},  // pull rebases instead of merging
+    {"branch", "remote", true},  // the upstream remote's name (one of the remotes already there)
+    {"core", "bare", false},
+    {"core", "filemode", false},
+    {"core", "ignorecase", false},
+    {"core", "logallrefupdates", false},
+    {"core", "precomposeunicode", false},
+    {"core", "repositoryformatversion", false},
+    {"core", "symlinks", false},
+    {"remote", "fetch", true},  // a refspec: which refs of that remote's URL are fetched
+    {"submodule", "active", true},
+    {"user", "*", false},  // identity: name, email, signing key id
+};
+
+bool on_inert_list(const Entry& e) {
+    for (const auto& k : kInertKeys)
+        if (k.section == e.section && (k.name == "*" || k.name == e.name) && k.sub == e.has_sub) return true;
+    return false;
+}
+
+// "../../../sub" from .git/modules/sub (depth 3): back up exactly to the workspace root, then
+// down a plain relative path that does not enter .git.
+bool worktree_inside_workspace(const std::string& value, int depth) {
+    std::string_view v = value;
+    for (int i = 0; i < depth; ++i) {
+        if (!v.starts_with("../")) return false;
+        v.remove_prefix(3);
+    }
+    if (v.empty() || v.starts_with("/")) return false;
+    std::size_t i = 0;
+    bool first = true;
+    while (i <= v.size()) {
+        std::size_t slash = v.find('/', i);
+        std::string_view part = v.substr(i, slash == std::string_view::npos ? std::string_view::npos : slash - i);
+        if (part == ".." || part == "." || (first && lower(part) == ".git")) return false;
+        first = false;
+        if (slash == std::string_view::npos) break;
+        i = slash + 1;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string first_non_inert_key(std::string_view text, std::string_view before, const InertContext& ctx) {
+    std::vector<Entry> old;
+    if (!parse(before, [&](const Entry& e) { old.push_back(e); })) return "(unreadable config)";
+    auto same_in_before = [&](const Entry& e) {
+        for (const auto& o : old)
+            if (o.section == e.section && o.has_sub == e.has_sub && o.sub == e.sub && o.name == e.name &&
+                o.has_value == e.has_value && o.value == e.value)
+                return true;
+        return false;
+    };
+    auto section_in_before = [&](const Entry& e) {
+        for (const auto& o : old)
+            if (o.section == e.section && o.has_sub && o.sub == e.sub) return true;
+        return false;
+    };
+    std::string found;
+    bool ok = parse(text, [&](const Entry& e) {
+        if (!found.empty() || same_in_before(e)) return;
+        if (on_inert_list(e)) return;
+        // A URL decides where fetch and push go (and, with protocol.* set, what runs): one the
+        // user had stays; a new remote's only in a repository the step made itself.
+        if ((e.section == "remote" || e.section == "submodule") && e.has_sub && e.name == "url" &&
+            ctx.fresh_git_dir && !section_in_before(e))
+            return;
+        if (e.section == "extensions" && !e.has_sub && ctx.fresh_git_dir &&
+            (e.name == "objectformat" || e.name == "refstorage"))
+            return;
+        if (e.section == "core" && !e.has_sub && e.name == "worktree" && ctx.module_depth > 0 &&
+            worktree_inside_workspace(e.value, ctx.module_depth))
+            return;
+        found = key_text(e);
     });
     return ok ? found : "(unreadable config)";
 }

@@ -29,6 +29,24 @@ bool parse(std::string_view text, const std::function<void(const Entry&)>& each)
 // command, cmd, program, helper, editor or hook for keys it does not know).
 bool runs_code(const Entry& e);
 
+// What a config file may keep after a caged step, beyond what it held before.
+struct InertContext {
+    // The step made this git directory itself (git init / clone inside the cage): a new remote's
+    // or submodule's URL and the repository's format extensions may stay.
+    bool fresh_git_dir = false;
+    // A submodule's git directory (.git/modules/<name>) this many path components below the
+    // workspace root: its core.worktree may point back into the workspace (git writes it so).
+    int module_depth = 0;
+};
+
+// The first entry of `text` that is not on the positive list of settings git only stores
+// (core.repositoryformatversion/filemode/bare/logallrefupdates/ignorecase/precomposeunicode/
+// symlinks, user.*, branch.<b>.remote/merge/rebase, remote.<r>.fetch, submodule.<s>.active,
+// a remote's or submodule's url unchanged from `before`, extensions.* unchanged from `before`)
+// and not present with the same value in `before` (the file as it was before the step).
+// Empty when every entry is inert; "(unreadable config)" when either text cannot be read.
+std::string first_non_inert_key(std::string_view text, std::string_view before, const InertContext& ctx);
+
 // "section.name" or "section.<sub>.name".
 std::string key_text(const Entry& e);
 

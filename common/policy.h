@@ -45,6 +45,7 @@ struct CageLimits {
     long fsize_mb = 16384;    // RLIMIT_FSIZE
     long cpu_seconds = 0;     // RLIMIT_CPU, 0 = unlimited
     long as_mb = 0;           // RLIMIT_AS, 0 = unlimited
+    long memory_mb = 0;       // a memory cgroup's limit where one can be made, 0 = none
     bool operator==(const CageLimits&) const = default;
 };
 

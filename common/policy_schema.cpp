@@ -166,7 +166,7 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
         const json& l = c["limits"];
         std::string lp = ptr + "/limits";
         need(l.is_object(), l, file, lp, "must be an object");
-        only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb"}, file, lp);
+        only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb", "memory_mb"}, file, lp);
         for (auto it = l.begin(); it != l.end(); ++it)
             check_int(*it, 0, 1L << 40, file, lp + "/" + it.key());
     }
@@ -288,6 +288,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
             cp.limits.fsize_mb = l.value("fsize_mb", cp.limits.fsize_mb);
             cp.limits.cpu_seconds = l.value("cpu_seconds", cp.limits.cpu_seconds);
             cp.limits.as_mb = l.value("as_mb", cp.limits.as_mb);
+            cp.limits.memory_mb = l.value("memory_mb", cp.limits.memory_mb);
         }
     }
     if (doc.contains("relay")) {
@@ -331,7 +332,8 @@ nlohmann::json policy_to_json(const Policy& p) {
               {"protected_paths", c.protected_paths}, {"protect", c.protect},
               {"limits",
                {{"nproc", c.limits.nproc}, {"nofile", c.limits.nofile}, {"fsize_mb", c.limits.fsize_mb},
-                {"cpu_seconds", c.limits.cpu_seconds}, {"as_mb", c.limits.as_mb}}}}},
+                {"cpu_seconds", c.limits.cpu_seconds}, {"as_mb", c.limits.as_mb},
+                {"memory_mb", c.limits.memory_mb}}}}},
             {"relay",
              {{"enabled", p.relay.enabled}, {"allow", p.relay.allow},
               {"credentialed", p.relay.credentialed},

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "cage/recover.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
 #include "hook/adapters/audit_log.h"
@@ -118,6 +119,9 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                               "hermes|claude|openclaw"};
             rec.agent = to_string(*agent);
             ToolCall call = parse_call(doc, *agent, env);
+            // A caged step whose supervisor was killed is finished (its processes killed, its
+            // workspace restored) before anything is decided; what cannot be is a refusal.
+            if (std::string left = cage::recover_unfinished(""); !left.empty()) throw Refusal{agent, left};
             rec.profile = call.profile;
             rec.session = call.session;
             rec.tool = call.tool;

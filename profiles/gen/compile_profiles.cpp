@@ -84,7 +84,7 @@ std::string policy_body(const Policy& p) {
     o << "    p.cage.protected_paths = " << strings(c.protected_paths) << ";\n";
     o << "    p.cage.protect = " << lit(c.protect) << ";\n";
     o << "    p.cage.limits = CageLimits{" << c.limits.nproc << ", " << c.limits.nofile << ", "
-      << c.limits.fsize_mb << ", " << c.limits.cpu_seconds << ", " << c.limits.as_mb << "};\n";
+      << c.limits.fsize_mb << ", " << c.limits.cpu_seconds << ", " << c.limits.as_mb << ", " << c.limits.memory_mb << "};\n";
     const RelayPolicy& r = p.relay;
     o << "    p.relay.enabled = " << (r.enabled ? "true" : "false") << ";\n";
     o << "    p.relay.allow = " << strings(r.allow) << ";\n";

@@ -1,0 +1,41 @@
+// The step's own PID and mount namespaces (in a user namespace), where the kernel allows them:
+// a small init (pid 1) that dies with the supervisor, whatever signal ended it, and takes every
+// process of the step with it; a fresh /proc that shows only the step's processes; a private,
+// empty /dev/shm and /dev/pts.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace toolcage::cage {
+
+struct CageSetup;
+
+struct StepNamespace {
+    bool enabled = false;
+    std::string uid_map;  // "UID UID 1": the caller's ids mapped to themselves
+    std::string gid_map;
+    std::uint64_t proc_access = 0;  // Landlock rights on the fresh /proc (the policy's /proc)
+    std::uint64_t dev_access = 0;   // on the private /dev/shm, /dev/pts and /dev/ptmx
+    long shm_mb = 1024;             // the private /dev/shm's size
+};
+
+// The rights and maps for a step of a ruleset handling `handled_fs`, whose /proc rule grants
+// `proc_access` (0: /proc not readable).
+StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_access, long shm_mb);
+
+// clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS): the child is the namespace's init. It
+// maps its ids, mounts /proc, /dev/shm and /dev/pts afresh (adding their Landlock rules to the
+// setup's ruleset), starts the step's process (enter_cage) and forwards the supervisor's
+// signals to it until it ends, then exits with its status; its end kills every process left in
+// the namespace. Returns the init's pid, or -1 with errno set when the kernel refuses the
+// namespaces (then the step runs without them). A failure inside is reported as kind 'p'.
+pid_t start_step_in_namespace(const CageSetup& setup);
+
+// For `toolcage doctor`: whether a step's namespaces can be made here and /proc mounted in
+// them; `why` says why not.
+bool can_make_step_namespace(std::string* why);
+
+}  // namespace toolcage::cage
