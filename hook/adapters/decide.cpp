@@ -3,7 +3,7 @@
 #include "hook/adapters/git_guard.h"
 #include "hook/adapters/paths.h"
 #include "hook/adapters/python_readonly.h"
-#include "hook/adapters/rewrite.h"
+#include "hook/adapters/run_placement.h"
 #include "hook/classify/classifier.h"
 
 namespace toolcage::hook {
@@ -21,9 +21,18 @@ Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
     if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos)
         v = {Decision::cage, "hook.toolcage-call",
              "calls toolcage itself; it runs inside the cage, with the policy this hook chose"};
-    // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, ...).
-    if (v.decision == Decision::allow)
-        if (auto g = check_git_config(cmd, call.cwd, ctx.home)) v = *g;
+    // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, an
+    // ext:: remote, ...). Allowed commands run in the read-only cage, which holds all of that:
+    // the finding is said, the verdict stays. Where allowed commands run bare, it is the cage.
+    // A command that asks a remote (the cage, for the network) runs such a config read-only.
+    const bool read_only_cage = dc.policy.allow_runs != "bare";
+    if (v.decision == Decision::allow || (read_only_cage && v.rule == "git.network-read"))
+        if (auto g = check_git_config(cmd, call.cwd, ctx.home)) {
+            if (read_only_cage)
+                v = {Decision::allow, g->rule, g->reason + " (read-only: no writes, no network)"};
+            else
+                v = *g;
+        }
     if (v.decision != Decision::deny)
         if (auto p = check_command(cmd, call.cwd, dc.protect, v.decision == Decision::allow)) v = *p;
     return v;
@@ -110,8 +119,14 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
             o.verdict = {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
             break;
     }
-    if (o.verdict.decision == Decision::cage)
-        o.rewrite = cage_rewrite(dc.toolcage_bin, dc.policy_arg, call.cwd, call.command);
+    if (call.kind == ToolKind::shell) {
+        PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
+                            classify::make_context(call.cwd).workspace};
+        Placement p = place_shell_command(call, o.verdict, pc);
+        o.verdict = p.verdict;
+        o.rewrite = std::move(p.rewrite);
+        o.read_only = p.read_only;
+    }
     return o;
 }
 

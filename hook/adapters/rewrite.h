@@ -1,5 +1,7 @@
 // The command that runs an agent's command inside the cage instead:
-// '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>'.
+// '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>',
+// with --workspace and --read-only when the decision names them, and leading shell-state
+// builtins kept in the agent's shell in front (hook/adapters/shell_state.h).
 #pragma once
 
 #include <string>
@@ -14,5 +16,20 @@ std::string shell_quote(std::string_view s);
 // chose; `workdir`: absolute directory the command runs in.
 std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
                          const std::string& workdir, const std::string& command);
+
+struct CageRewrite {
+    std::string toolcage_bin;  // absolute path of the toolcage binary
+    std::string policy;        // the name (or file) the hook chose
+    std::string workdir;       // where the command runs (the call's cwd)
+    std::string workspace;     // the workspace the hook chose (empty: run chooses from workdir)
+    bool read_only = false;    // the read-only cage, for an allowed command
+    std::string command;       // the agent's command, as sent
+};
+
+// Without a shell-state prefix: '<bin>' run --policy P --workdir W [--workspace S]
+// [--read-only] -- /bin/bash -c 'CMD'. With one: `<prefix> && '<bin>' run --policy P
+// [--workspace S] [--read-only] -- /bin/bash -c '<rest>'`: the step starts where the agent's
+// shell is once the prefix has moved it.
+std::string cage_rewrite(const CageRewrite& r);
 
 }  // namespace toolcage::hook
