@@ -1,6 +1,7 @@
 #include "hook/adapters/decide.h"
 
 #include "hook/adapters/git_guard.h"
+#include "hook/adapters/one_liner.h"
 #include "hook/adapters/paths.h"
 #include "hook/adapters/python_readonly.h"
 #include "hook/adapters/run_placement.h"
@@ -33,6 +34,9 @@ Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
             else
                 v = *g;
         }
+    // A provably read-only `python3 -c` needs no cage that can write.
+    if (read_only_cage && v.decision == Decision::cage && v.rule == "interp.code")
+        if (auto r = read_only_one_liner(cmd)) v = *r;
     if (v.decision != Decision::deny)
         if (auto p = check_command(cmd, call.cwd, dc.protect, v.decision == Decision::allow)) v = *p;
     return v;

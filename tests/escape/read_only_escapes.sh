@@ -124,11 +124,14 @@ $RUN_OUT"
     run_hooked "git status" "$WS"
     case "$RUN_OUT" in *"modified:   a.txt"*) ok "git status reports the change in the read-only cage" ;;
         *) fail "git status in the read-only cage does not report the change: $RUN_OUT" ;; esac
-    run_bare "cat ~/.ssh/id_ed25519" "$WS"
-    [ "$RUN_OUT" = "PRIVATE KEY" ] || fail "bare cat of the key: $RUN_OUT"
-    run_hooked "cat ~/.ssh/id_ed25519" "$WS"
-    case "$RUN_OUT" in *"PRIVATE KEY"*) fail "the read-only cage read ~/.ssh/id_ed25519" ;; esac
-    ok "cat ~/.ssh/id_ed25519 fails in the read-only cage"
+    # The home outside the workspace is not the read-only cage's to read (the classifier
+    # refuses `cat ~/.ssh/id_ed25519` outright; a file it has no name for is the cage's).
+    echo "home secret" >"$HOME/notes.txt"
+    run_bare "cat ~/notes.txt" "$WS"
+    [ "$RUN_OUT" = "home secret" ] || fail "bare cat of ~/notes.txt: $RUN_OUT"
+    run_hooked "cat ~/notes.txt" "$WS"
+    case "$RUN_OUT" in *"home secret"*) fail "the read-only cage read ~/notes.txt" ;; esac
+    ok "the home outside the workspace cannot be read in the read-only cage"
     # cd moves the agent's shell even so: the rewrite keeps it outside.
     rw=$(claude_run_cmd "cd sub && ls" "$WS")
     RUN_OUT=$(cd "$WS" && bash -c "$rw && pwd" 2>&1) || true
@@ -146,6 +149,7 @@ $RUN_OUT"
     # The same submodule, reached only through core.worktree pointing at another tree.
     mkdir -p "$BASE/tree2"
     cp -r "$WS/sub" "$BASE/tree2/sub"
+    echo "gitdir: $WS/.git/modules/sub" >"$BASE/tree2/sub/.git"
     cp "$WS/a.txt" "$WS/.gitmodules" "$BASE/tree2/"
     git -C "$WS" config --file "$WS/.git/modules/sub/config" core.worktree "$BASE/tree2/sub"
     rm -rf "$WS/sub"

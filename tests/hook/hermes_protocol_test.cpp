@@ -143,9 +143,11 @@ TEST_CASE("hermes: writes to the profile's own files are refused whatever the po
     require_block(redirect);
     auto sed = f.hook(hermes_terminal("sed -i s/a/b/ config.yaml", f.ws, f.hermes_home));
     require_block(sed);
-    // Reading them is fine.
-    auto cat = f.hook(hermes_terminal("cat SOUL.md", f.ws, f.hermes_home));
-    CHECK(cat.exit_code == 0);
+    // Reading them in the profile's directory, which is no workspace (it holds Hermes'
+    // configuration), is asked about rather than run in a cage that would read all of it.
+    auto in_profile = f.hook(hermes_terminal("cat SOUL.md", f.ws, f.hermes_home));
+    require_block(in_profile);
+    CHECK(parse_out(in_profile)["message"].get<std::string>().find("hook.no-workspace") != std::string::npos);
 }
 
 TEST_CASE("hermes: an agent's own call of toolcage run is caged with the hook's policy", "[hermes]") {

@@ -336,7 +336,7 @@ TEST_CASE("the git check follows core.worktree, .git/modules, .gitmodules and re
              {"remote.origin.url", "fd::3"},
              {"protocol.allow", "always"},
              {"protocol.ext.allow", "always"},
-             {"url.ext::sh -c id.insteadOf", "https://"}}) {
+             {"url.ext::sh -c id.insteadof", "https://"}}) {
         Repos r;
         r.config(r.w.ws, "remote.plain.url", "https://example.invalid/x.git");
         CHECK_FALSE(r.check("git ls-remote plain", r.w.ws));
