@@ -2,7 +2,8 @@
 # Whole-process cost of a caged step: `toolcage run -- /bin/true` against bare /bin/true,
 # bubblewrap (bwrap --ro-bind / / --dev /dev /bin/true) and the sandbox-runtime CLI
 # (srt -c true), in one hyperfine run; prints each one's overhead over /bin/true and ratios.
-# Then the network modes against each other: a private network namespace (cage.network netns)
+# Then allowed commands in the read-only cage against bare and bubblewrap. Then the network
+# modes against each other: a private network namespace (cage.network netns)
 # and Landlock's port rule (landlock), each without and with the relay. Last, steps that come
 # after a pause (as an agent's do; as root the first join of a pids cgroup after a quiet spell
 # once cost 10-30 ms), and the forge policy, whose relay allowlist reads npm's registry.
@@ -77,6 +78,40 @@ over = (cage["median"] - base["median"]) * 1e3
 fastest = min((x["median"], n) for n, x in r.items() if n != "/bin/true")[1]
 print(f"toolcage run: {over:+.2f} ms over /bin/true (goal: at most 2 ms); fastest sandbox: {fastest}")
 PY
+
+# Allowed commands: the read-only cage (`toolcage run --read-only`, what the hook gives every
+# allowed command) against the bare command and bubblewrap running the same, in one run, for
+# /bin/true and for `ls` and `git status` in a small repository.
+if [[ ${cage[0]} == "$build/toolcage" ]]; then
+  git -c init.defaultBranch=main init -q "$work/repo"
+  for i in $(seq 20); do echo "$i" >"$work/repo/f$i"; done
+  git -C "$work/repo" add . && git -C "$work/repo" -c user.name=b -c user.email=b@b commit -qm b
+  echo x >>"$work/repo/f1"
+  ro_args=()
+  have_bwrap=0
+  [[ " ${names[*]} " == *" bwrap "* ]] && have_bwrap=1
+  for c in "/bin/true" "/bin/ls" "/usr/bin/git status"; do
+    ro_args+=(-n "bare: $c" "$c" -n "read-only: $c" "$build/toolcage run --read-only -- $c")
+    ((have_bwrap)) && ro_args+=(-n "bwrap: $c" "bwrap --ro-bind / / --dev /dev $c")
+  done
+  (cd "$work/repo" && XDG_STATE_HOME="$work/state" \
+    hyperfine -N --warmup 20 --runs "$runs" --export-json "$work/ro.json" "${ro_args[@]}" >/dev/null)
+  echo
+  python3 - "$work/ro.json" <<'PY2'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+print(f"{'allowed command':<30}{'median ms':>11}{'over bare':>11}{'bwrap over bare':>17}")
+worst = 0.0
+for c in ("/bin/true", "/bin/ls", "/usr/bin/git status"):
+    bare = r[f"bare: {c}"]["median"]
+    ro = r[f"read-only: {c}"]["median"]
+    bw = r.get(f"bwrap: {c}")
+    worst = max(worst, (ro - bare) * 1e3)
+    bws = f"{(bw['median'] - bare) * 1e3:+17.2f}" if bw else f"{'-':>17}"
+    print(f"{c:<30}{ro*1e3:>11.2f}{(ro-bare)*1e3:>+11.2f}{bws}")
+print(f"read-only cage: at most {worst:+.2f} ms over the bare command (goal: at most +2.5 ms)")
+PY2
+fi
 
 # The network modes. Policies extend a copy of profiles/default.json beside them; the relay
 # allows one name it will never be asked for (its start and stop are what is timed).

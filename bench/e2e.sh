@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the cage costs a whole agent step: each command of the end-to-end tests run bare and
-# through the hook's rewrite (toolcage run, plus the relay for npm), with hyperfine. Prints a
-# markdown table with the caged/bare ratio. Takes a minute or two.
+# through the hook's rewrite (toolcage run, plus the relay for npm), with hyperfine; then a
+# session of typical agent commands (two thirds read-only) bare against through the hook.
+# Prints a markdown table with the caged/bare ratio. Takes a minute or two.
 #
 #   bench/e2e.sh [build-dir]        (default: build, the Release build install.sh makes, with toolcage and
 #                                    toolcage-relay built)
@@ -87,6 +88,59 @@ else
     echo "e2e.sh: npm or its registry is missing; no npm row" >&2
 fi
 
+# 3. A session of typical agent commands, two thirds read-only, run one after another: bare,
+#    and as an agent runs them through the hook (the hook process for each command, then its
+#    answer: the read-only cage for the allowed ones, the cage for the rest, builtins as sent).
+SWS="$WORK/session"
+mkdir -p "$SWS/src"
+printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' > "$SWS/src/main.c"
+printf 'hello: src/main.c\n\t$(CC) -O2 -o $@ src/main.c\n' > "$SWS/Makefile"
+printf 'import sys\nopen("gen.txt", "w").write("generated\\n")\n' > "$SWS/gen.py"
+for i in $(seq 30); do printf 'line %s\nTODO item %s\n' "$i" "$i" > "$SWS/src/f$i.txt"; done
+git -C "$SWS" init -q && git -C "$SWS" add . \
+    && git -C "$SWS" -c user.name=t -c user.email=t@t commit -qm x
+SESSION=(
+    "git status"                      # read-only
+    "ls -la"
+    "cat Makefile"
+    "grep -rn TODO src | head -5"
+    "git log --oneline -5"
+    "find . -name '*.c' -not -path './.git/*'"
+    "wc -l src/*.txt | tail -1"
+    "git diff --stat"
+    "head -3 src/main.c"
+    "cd src && ls"                    # the shell moves; ls runs read-only
+    "make -s"                         # caged
+    "sed -i 's/hi/hello/' src/main.c"
+    "python3 gen.py"
+    "git add -A && git -c user.name=t -c user.email=t@t commit -qm step"
+    "pwd"                             # a builtin: as sent
+)
+: > "$WORK/session-bare.sh"
+: > "$WORK/session-hooked.sh"
+n_ro=0
+for c in "${SESSION[@]}"; do
+    payload=$(hermes_payload "$c" "$SWS")
+    answer=$(printf '%s' "$payload" | "$TOOLCAGE" hook --agent hermes --policy "$DEFAULT") \
+        || fail "the hook refused a session command: $c"
+    run=$(node -e 'const a = JSON.parse(process.argv[1]); console.log(a.action === "modify" ? a.args.command : process.argv[2]);' \
+        "$answer" "$c")
+    case "$run" in *"--read-only"*) n_ro=$((n_ro + 1)) ;; esac
+    printf '%s >/dev/null 2>&1\n' "(cd '$SWS' && $c)" >> "$WORK/session-bare.sh"
+    printf '%s\n' "printf '%s' '$(q "$payload")' | '$TOOLCAGE' hook --agent hermes --policy '$DEFAULT' >/dev/null" \
+        >> "$WORK/session-hooked.sh"
+    printf '%s >/dev/null 2>&1\n' "(cd '$SWS' && $run)" >> "$WORK/session-hooked.sh"
+done
+BASE_COMMIT=$(git -C "$SWS" rev-parse HEAD)
+RESET="git -C '$SWS' reset -q --hard $BASE_COMMIT && git -C '$SWS' clean -qfdx"
+bash -c "$RESET"
+bash "$WORK/session-hooked.sh"
+[ -f "$SWS/gen.txt" ] && [ -x "$SWS/hello" ] || fail "the hooked session did not do its work"
+bash -c "$RESET"
+echo "e2e.sh: session (${#SESSION[@]} commands, $n_ro in the read-only cage)" >&2
+bench "session: ${#SESSION[@]} commands ($n_ro read-only)" "$SWS" "$RESET" \
+    "bash $WORK/session-bare.sh" "bash $WORK/session-hooked.sh"
+
 echo
 echo "| step | bare (ms) | caged (ms) | caged / bare |"
 echo "|---|---:|---:|---:|"
@@ -94,4 +148,5 @@ while IFS=$'\t' read -r name bare caged ratio; do
     echo "| $name | $bare | $caged | $ratio |"
 done < "$ROWS"
 echo
-echo "$RUNS runs each after one warm-up; caged = the hook's rewrite run with bash (toolcage run)."
+echo "$RUNS runs each after one warm-up; caged = the hook's rewrite run with bash (toolcage run); for"
+echo "the session, the hook process for every command as well."

@@ -19,6 +19,7 @@
 
 #include "cage/capabilities.h"
 #include "cage/environment.h"
+#include "cage/git_home_config.h"
 #include "cage/landlock.h"
 #include "cage/landlock_uapi.h"
 #include "cage/launcher.h"
@@ -26,6 +27,7 @@
 #include "cage/netns.h"
 #include "cage/probe.h"
 #include "cage/protected_paths.h"
+#include "cage/read_only.h"
 #include "cage/reaper.h"
 #include "cage/recover.h"
 #include "cage/seccomp.h"
@@ -36,6 +38,7 @@
 #include "cage/workspace_guard.h"
 #include "common/decision_log.h"
 #include "common/error.h"
+#include "common/workspace_choice.h"
 
 extern char** environ;
 
@@ -94,6 +97,32 @@ void say(const std::string& line) {
     std::fprintf(stderr, "toolcage run: %s\n", line.c_str());
 }
 
+// The workspace given (--workspace) or chosen from the working directory; never a home, /,
+// nor a tree that holds toolcage or an agent's configuration (common/workspace_choice.h).
+std::string choose_workspace(const RunOptions& opt, const std::string& workdir) {
+    const workspace::Guarded guarded = workspace::guarded_from_process();
+    if (!opt.workspace.empty()) {
+        std::error_code ec;
+        fs::path real = fs::canonical(opt.workspace, ec);
+        if (ec || !fs::is_directory(real))
+            throw Error("--workspace \"" + opt.workspace + "\": not a directory (" +
+                        (ec ? ec.message() : std::string("not a directory")) +
+                        "); give an existing directory");
+        std::string why = workspace::refusal(real.string(), guarded);
+        if (!why.empty())
+            throw Error("--workspace \"" + opt.workspace + "\": " + why +
+                        ", so it cannot be a workspace (a step may write all of it); give the "
+                        "project's own directory");
+        return real.string();
+    }
+    std::string ws = workspace::choose(workdir, guarded);
+    if (ws.empty())
+        throw Error("--workdir \"" + workdir + "\": " + workspace::refusal(workdir, guarded) +
+                    ", so it cannot be a workspace (a step may write all of it); run from the "
+                    "project's own directory or pass --workspace");
+    return ws;
+}
+
 // 1. The policy, the step's directories and the placeholders.
 void load_policy_and_expand(const RunOptions& opt, Step& step) {
     if (!opt.load_policy) throw Error("run: no policy loader given (internal)");
@@ -114,13 +143,23 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
                         "); give an existing directory");
         step.paths.workdir = real.string();
     }
-    step.paths.workspace = find_workspace(step.paths.workdir);
+    step.paths.workspace = choose_workspace(opt, step.paths.workdir);
     const char* home = std::getenv("HOME");
     step.paths.home = home && home[0] == '/' ? home : "";
 
+    if (opt.read_only) {
+        // Nothing can be written, so there is no TMPDIR to make; nor a relay to start.
+        step.paths.tmp = "/tmp";
+        step.policy.relay.enabled = false;
+        if (step.policy.cage.network == "landlock") step.policy.cage.network = "auto";
+        step.cage = read_only_cage(step.policy.cage, step.paths);
+        hide_unreadable_git_config(step.cage, step.paths.home);
+        return;
+    }
     step.paths.tmp = step.tmp.make();
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
+    hide_unreadable_git_config(step.cage, step.paths.home);
 }
 
 // 1a. A step of this workspace whose supervisor was killed is finished first: its processes
@@ -132,7 +171,8 @@ void finish_unfinished_steps(Step& step) {
 
 // 1b. The workspace's protected paths as they are before the step (throws when they cannot be
 //     read: then nothing runs).
-void snapshot_protected_paths(Step& step) {
+void snapshot_protected_paths(const RunOptions& opt, Step& step) {
+    if (opt.read_only) return;  // nothing can be written
     step.protect = protected_paths(step.policy.cage.protected_paths);
     step.guard.emplace(step.paths.workspace, step.protect);
 }
@@ -140,6 +180,7 @@ void snapshot_protected_paths(Step& step) {
 // 3b. The snapshot and the step's identity on disk before anything of the step runs: if we are
 //     killed, the next run or hook for the workspace restores from it.
 void journal_step(const RunOptions& opt, Step& step) {
+    if (!step.guard) return;  // the read-only cage: nothing it can write to put back
     StepRecord r;
     r.workspace = step.paths.workspace;
     r.policy = step.policy.name;
@@ -153,6 +194,7 @@ void journal_step(const RunOptions& opt, Step& step) {
 // 6. Once nothing of the step is left: what it changed in the protected paths is put back and
 //    reported, and the exit status becomes kTamperExit.
 int check_protected_paths(const RunOptions& opt, Step& step, int step_status) {
+    if (!step.guard) return step_status;
     std::vector<TamperEvent> events = step.guard->restore({step.paths.tmp});
     return report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
 }
@@ -243,7 +285,7 @@ void build_landlock_ruleset(const RunOptions& opt, Step& step) {
     std::optional<std::uint16_t> port;
     if (step.relay.relay && step.network == NetworkMode::landlock) port = step.relay.relay->port;
     step.landlock = plan_landlock(step.cage, step.abi, step.kernel_abi, port);
-    if (landlock_protection_requested(step.policy.cage))
+    if (!opt.read_only && landlock_protection_requested(step.policy.cage))
         for (auto& n : keep_protected_read_only(step.landlock, step.paths.workspace, step.protect))
             step.landlock.notes.push_back(std::move(n));
     if (step.network == NetworkMode::netns) leave_network_to_namespace(step.landlock);
@@ -431,6 +473,7 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
                         {"workspace", step.paths.workspace},
                         {"network", step.network == NetworkMode::netns ? "netns" : "landlock"},
                         {"relay", step.relay.relay.has_value()},
+                        {"read_only", opt.read_only},
                         {"landlock_abi", step.abi},
                         {"status", status},
                         {"command", command}};
@@ -447,7 +490,7 @@ int run_caged(const RunOptions& opt) {
     Step step;
     load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
     finish_unfinished_steps(step);      //    what a killed step of this workspace left
-    snapshot_protected_paths(step);     //    the protected paths, to put back what changes
+    snapshot_protected_paths(opt, step);  //    the protected paths, to put back what changes
     probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);          //    a private network namespace, or Landlock's rule
     limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0), memory

@@ -29,6 +29,12 @@ struct RunOptions {
     std::string policy = "default";  // a name or a file, given to load_policy
     std::function<Policy(const std::string&)> load_policy;
     std::string workdir;        // empty: the current directory
+    // The workspace ({workspace}); empty: chosen from workdir (common/workspace_choice.h).
+    // Refused, as a chosen one is, when it is /, a home or holds toolcage or an agent's files.
+    std::string workspace;
+    // The read-only cage (cage/read_only.h): no writes, no network, no relay, and so no
+    // snapshot of the protected paths and no TMPDIR to make.
+    bool read_only = false;
     bool best_effort = false;   // run even when the kernel falls short of the policy's min_abi
     int max_landlock_abi = -1;  // act as if the kernel offered at most this ABI (tests)
     bool verbose = false;       // print what was enforced even when it is everything

@@ -211,7 +211,7 @@ std::string check_allow_entry(const std::string& entry) {
 
 void validate_policy_json(const json& doc, const std::string& file) {
     if (!doc.is_object()) fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
-    only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "overrides",
+    only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "overrides",
                     "rules", "cage", "relay"},
               file, "");
     for (const char* k : {"name", "extends", "description"})
@@ -233,6 +233,10 @@ void validate_policy_json(const json& doc, const std::string& file) {
     if (doc.contains("hermes_approve"))
         need(doc["hermes_approve"].is_boolean(), doc["hermes_approve"], file, "/hermes_approve",
              "must be true or false");
+    if (doc.contains("allow_runs"))
+        need(doc["allow_runs"] == "cage" || doc["allow_runs"] == "bare", doc["allow_runs"], file,
+             "/allow_runs",
+             "must be \"cage\" (allowed commands run in the read-only cage) or \"bare\" (as sent)");
     if (doc.contains("overrides")) {
         const json& o = doc["overrides"];
         need(o.is_object(), o, file, "/overrides", "must be an object of \"rule.id\": \"verdict\"");
@@ -254,6 +258,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
     p.description = doc.value("description", "");
     if (doc.contains("on_cage")) p.on_cage = *decision_from_string(doc["on_cage"].get<std::string>());
     p.hermes_approve = doc.value("hermes_approve", false);
+    p.allow_runs = doc.value("allow_runs", p.allow_runs);
     if (doc.contains("overrides"))
         for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it)
             p.overrides[it.key()] = *decision_from_string(it->get<std::string>());
@@ -324,6 +329,7 @@ nlohmann::json policy_to_json(const Policy& p) {
             {"files", p.chain},
             {"on_cage", std::string(to_string(p.on_cage))},
             {"hermes_approve", p.hermes_approve},
+            {"allow_runs", p.allow_runs},
             {"overrides", overrides},
             {"rules", rules},
             {"cage",

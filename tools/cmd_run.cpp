@@ -1,5 +1,6 @@
-// `toolcage run [--policy NAME|FILE] [--workdir DIR] [--best-effort] -- PROGRAM ARGS...`:
-// one command inside the cage; exits with its status (128+n for a death by signal n).
+// `toolcage run [--policy NAME|FILE] [--workdir DIR] [--workspace DIR] [--read-only]
+// [--best-effort] -- PROGRAM ARGS...`: one command inside the cage (or the read-only cage);
+// exits with its status (128+n for a death by signal n).
 #include <memory>
 
 #include "cage/environment.h"
@@ -19,6 +20,10 @@ Subcommand add_run_command(CLI::App& app) {
         ->default_str("default");
     sub->add_option("--workdir", o->workdir,
                     "Where the command runs; its git top level is {workspace} (default: here)");
+    sub->add_option("--workspace", o->workspace,
+                    "The workspace ({workspace}) when it is not chosen from --workdir");
+    sub->add_flag("--read-only", o->read_only,
+                  "The read-only cage: no writes but /dev/null and the terminal, no network");
     sub->add_flag("--best-effort", o->best_effort,
                   "Run even when the kernel offers less than the policy's min_abi");
     sub->add_flag("--verbose", o->verbose, "Say what the cage enforces");

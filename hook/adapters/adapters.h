@@ -25,7 +25,10 @@ HookEnv env_from_process();
 // The decision, in the form every adapter answers from.
 struct Outcome {
     Verdict verdict;
-    std::string rewrite;          // cage: the command that runs the original inside the cage
+    // cage, and allow in the read-only cage: the command that runs the original inside it;
+    // empty when the command runs as sent
+    std::string rewrite;
+    bool read_only = false;       // the rewrite is the read-only cage's
     bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})
 };
 

@@ -2,7 +2,8 @@
 // permission_mode, hook_event_name, tool_name, tool_input, tool_use_id} and, on exit 0, reads
 // {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
 // "permissionDecisionReason":…,"updatedInput":{…}}}. updatedInput replaces the whole input, so
-// a cage rewrite sends every original field back with only the command changed.
+// a cage rewrite (and the read-only cage's, for an allowed command) sends every original field
+// back with only the command changed.
 // On exit 2 Claude Code blocks the call and shows stderr to the model.
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,12 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
     switch (o.verdict.decision) {
         case Decision::allow:
             out["permissionDecision"] = "allow";
+            if (!o.rewrite.empty()) {  // the read-only cage
+                json updated = call.input;
+                updated["command"] = o.rewrite;
+                out["updatedInput"] = std::move(updated);
+                reason += " (runs inside toolcage's read-only cage)";
+            }
             break;
         case Decision::cage: {
             out["permissionDecision"] = "allow";

@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include "hook/adapters/git_guard.h"
+#include "hook/adapters/one_liner.h"
 #include "hook/adapters/paths.h"
 #include "hook/adapters/python_readonly.h"
 #include "hook/adapters/rewrite.h"
+#include "hook/adapters/run_placement.h"
 #include "hook/classify/classifier.h"
 
 namespace toolcage::hook {
@@ -23,9 +25,21 @@ Verdict judge_shell(const ToolCall& call, const DecideContext& dc) {
     if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos)
         v = {Decision::cage, "hook.toolcage-call",
              "calls toolcage itself; it runs inside the cage, with the policy this hook chose"};
-    // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, ...).
-    if (v.decision == Decision::allow)
-        if (auto g = check_git_config(cmd, call.cwd, ctx.home)) v = *g;
+    // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, an
+    // ext:: remote, ...). Allowed commands run in the read-only cage, which holds all of that:
+    // the finding is said, the verdict stays. Where allowed commands run bare, it is the cage.
+    // A command that asks a remote (the cage, for the network) runs such a config read-only.
+    const bool read_only_cage = dc.policy.allow_runs != "bare";
+    if (v.decision == Decision::allow || (read_only_cage && v.rule == "git.network-read"))
+        if (auto g = check_git_config(cmd, call.cwd, ctx.home)) {
+            if (read_only_cage)
+                v = {Decision::allow, g->rule, g->reason + " (read-only: no writes, no network)"};
+            else
+                v = *g;
+        }
+    // A provably read-only `python3 -c` needs no cage that can write.
+    if (read_only_cage && v.decision == Decision::cage && v.rule == "interp.code")
+        if (auto r = read_only_one_liner(cmd)) v = *r;
     if (v.decision != Decision::deny)
         if (auto p = check_command(cmd, call.cwd, dc.protect, v.decision == Decision::allow)) v = *p;
     return v;
@@ -42,22 +56,29 @@ bool acceptable_workdir(const std::string& w, const std::string& home) {
 
 // The command is toolcage's own rewrite (as the Hermes plugin writes it before the shell hook
 // sees it): exactly a form rewrite.cpp produces, with this binary, `run`, the policy chosen for
-// this call and an acceptable workdir. Then the inner command decides: what toolcage would cage
-// passes as it is (it is caged already), a deny or an ask stays one. Anything else, look-alikes
-// included, is judged as usual.
+// this call and acceptable directories, any prefix shell state alone. Then the inner command
+// decides: what toolcage would cage passes as it is (it is caged already), a deny or an ask
+// stays one. Anything else, look-alikes included, is judged as usual.
 std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc) {
     if (call.command.find("toolcage") == std::string::npos) return std::nullopt;
     auto parts = parse_rewrite(call.command);
-    if (!parts || parts->toolcage_bin != dc.toolcage_bin || parts->policy != dc.policy_arg ||
-        !acceptable_workdir(parts->workdir, dc.home) || parse_rewrite(parts->command))
+    if (!parts) return std::nullopt;
+    const CageRewrite& run = parts->run;
+    // The prefixed form has no --workdir: the step starts where the prefix leaves the shell,
+    // inside the workspace it names.
+    const std::string& where = run.workdir.empty() ? run.workspace : run.workdir;
+    if (run.toolcage_bin != dc.toolcage_bin || run.policy != dc.policy_arg ||
+        !acceptable_workdir(where, dc.home) ||
+        (!run.workspace.empty() && !acceptable_workdir(run.workspace, dc.home)) ||
+        parse_rewrite(run.command))
         return std::nullopt;
     ToolCall inner = call;
-    inner.command = parts->command;
-    inner.cwd = parts->workdir;
+    inner.command = parts->outside.empty() ? run.command : parts->outside + " && " + run.command;
+    inner.cwd = where;
     Verdict v = judge_shell(inner, dc);
     if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
     return Verdict{Decision::allow, "hook.own-rewrite",
-                   "toolcage's own rewrite (policy " + parts->policy + ", workdir " + parts->workdir +
+                   "toolcage's own rewrite (policy " + run.policy + ", in " + where +
                        "): it already runs inside the cage"};
 }
 
@@ -151,14 +172,21 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
             o.verdict = {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
             break;
     }
-    if (o.verdict.decision == Decision::cage)
-        o.rewrite = cage_rewrite(dc.toolcage_bin, dc.policy_arg, call.cwd, call.command);
-    // A command a person approves still runs inside the cage: the Hermes plugin puts this
-    // rewrite in place before it asks (a rewrite already is one: it stays as it is).
-    if (o.verdict.decision == Decision::ask && call.kind == ToolKind::shell)
-        o.rewrite = parse_rewrite(call.command)
-                        ? call.command
-                        : cage_rewrite(dc.toolcage_bin, dc.policy_arg, call.cwd, call.command);
+    if (call.kind == ToolKind::shell) {
+        PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
+                            classify::make_context(call.cwd).workspace};
+        Placement p = place_shell_command(call, o.verdict, pc);
+        o.verdict = p.verdict;
+        o.rewrite = std::move(p.rewrite);
+        o.read_only = p.read_only;
+        // A command a person approves still runs inside the cage: the Hermes plugin puts this
+        // rewrite in place before it asks (a rewrite already is one: it stays as it is).
+        if (o.verdict.decision == Decision::ask)
+            o.rewrite = parse_rewrite(call.command)
+                            ? call.command
+                            : cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, call.cwd,
+                                                       pc.workspace, false, call.command});
+    }
     return o;
 }
 

@@ -1,5 +1,6 @@
 #include "hook/adapters/git_guard.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -316,6 +317,23 @@ Verdict cage_verdict(const std::string& reason) {
     return {Decision::cage, "git.config-runs-code", reason};
 }
 
+// Keys that send git somewhere else than the repository's plain remotes: a transport helper
+// ("ext::sh -c …", "<helper>::<address>" runs git-remote-<helper>), the protocols git may use,
+// rewritten urls. A command that asks a remote runs them.
+bool reaches_elsewhere(const gitconfig::Entry& e) {
+    if (e.section == "protocol") return true;                              // protocol.allow, protocol.ext.allow
+    if (e.section == "url" && e.has_sub) return true;                      // url.<x>.insteadOf
+    if (e.section == "remote" && e.has_sub && (e.name == "url" || e.name == "pushurl"))
+        return e.value.find("::") != std::string::npos;                    // a transport helper
+    return false;
+}
+
+// git's own reading of core.worktree: relative to the git directory.
+std::string configured_worktree(const gitconfig::Entry& e, const std::string& gitdir) {
+    if (e.section != "core" || e.has_sub || e.name != "worktree" || e.value.empty()) return {};
+    return absolute_path(e.value, gitdir, "");
+}
+
 struct Checker {
     std::size_t repos = 0;
     std::vector<std::string> seen;
@@ -327,6 +345,7 @@ struct Checker {
         if (++repos > 64)
             return cage_verdict("git would read the config of more than 64 repositories and submodules");
         std::size_t hash_len = 20;
+        std::string worktree = repo.worktree;
         for (const auto& f : repo.configs) {
             std::string text;
             Read r = read_file(f, text, kMaxConfig);
@@ -337,7 +356,10 @@ struct Checker {
             bool ok = gitconfig::parse(text, [&](const gitconfig::Entry& e) {
                 if (e.section == "extensions" && e.name == "objectformat" && lower(e.value) == "sha256")
                     hash_len = 32;
-                if (found.empty() && gitconfig::runs_code(e)) found = gitconfig::key_text(e);
+                // git works in the tree core.worktree names: its submodules are that tree's.
+                if (std::string wt = configured_worktree(e, repo.gitdir); !wt.empty()) worktree = wt;
+                if (found.empty() && (gitconfig::runs_code(e) || reaches_elsewhere(e)))
+                    found = gitconfig::key_text(e) + (e.has_value ? " = " + e.value : "");
             });
             if (!ok) return cage_verdict("git reads " + f + ", which toolcage cannot read as git config");
             if (!found.empty())
@@ -348,7 +370,13 @@ struct Checker {
         if (exists(repo.hooks + "/post-index-change"))
             return cage_verdict("git runs " + repo.hooks + "/post-index-change when it refreshes the index: the "
                                 "command runs in the cage");
-        if (repo.worktree.empty() || depth >= 4) return std::nullopt;
+        if (depth >= 4) return std::nullopt;
+        // Submodules' own git directories (.git/modules/<name>, nested): git recurses into them
+        // through their checkouts, whose .git files a step may have pointed anywhere.
+        if (auto v = check_modules(repo.gitdir + "/modules", depth)) return v;
+        if (worktree.empty()) return std::nullopt;
+        // Checkouts .gitmodules names, whether or not the index lists them yet.
+        if (auto v = check_gitmodules(worktree, depth)) return v;
         // git status and git diff run `git status` inside every submodule they find.
         std::string index;
         Read r = read_file(repo.gitdir + "/index", index, kMaxIndex);
@@ -357,10 +385,52 @@ struct Checker {
         if (r == Read::failed || !index_gitlinks(index, hash_len, links))
             return cage_verdict("git reads " + repo.gitdir + "/index, whose submodules toolcage cannot list");
         for (const auto& l : links) {
-            std::string dir = repo.worktree + "/" + l;
+            std::string dir = worktree + "/" + l;
             std::string dotgit = dir + "/.git";
             std::string gitdir = is_dir(dotgit) ? dotgit : exists(dotgit) ? gitfile_target(dotgit) : "";
             if (gitdir.empty()) continue;  // not checked out: git does not go in
+            if (auto v = check(repo_at(gitdir, dir), depth + 1)) return v;
+        }
+        return std::nullopt;
+    }
+
+    std::optional<Verdict> check_modules(const std::string& modules, int depth) {
+        DIR* d = ::opendir(modules.c_str());
+        if (!d) return std::nullopt;
+        std::vector<std::string> names;
+        while (const dirent* de = ::readdir(d)) {
+            std::string n = de->d_name;
+            if (n != "." && n != "..") names.push_back(n);
+            if (names.size() > 64) break;
+        }
+        ::closedir(d);
+        std::sort(names.begin(), names.end());
+        for (const auto& n : names) {
+            std::string dir = modules + "/" + n;
+            if (!is_dir(dir)) continue;
+            std::optional<Verdict> v = looks_like_gitdir(dir) ? check(repo_at(dir, ""), depth + 1)
+                                                              : check_modules(dir, depth + 1);  // a/b names
+            if (v) return v;
+            if (repos > 64) break;
+        }
+        return std::nullopt;
+    }
+
+    std::optional<Verdict> check_gitmodules(const std::string& worktree, int depth) {
+        std::string text;
+        Read r = read_file(worktree + "/.gitmodules", text, kMaxConfig);
+        if (r == Read::missing) return std::nullopt;
+        if (r == Read::failed) return cage_verdict("git reads " + worktree + "/.gitmodules, which toolcage cannot read");
+        std::vector<std::string> paths;
+        bool ok = gitconfig::parse(text, [&](const gitconfig::Entry& e) {
+            if (e.section == "submodule" && e.name == "path" && !e.value.empty()) paths.push_back(e.value);
+        });
+        if (!ok) return cage_verdict("git reads " + worktree + "/.gitmodules, which toolcage cannot read as git config");
+        for (const auto& p : paths) {
+            std::string dir = absolute_path(p, worktree, "");
+            std::string dotgit = dir + "/.git";
+            std::string gitdir = is_dir(dotgit) ? dotgit : exists(dotgit) ? gitfile_target(dotgit) : "";
+            if (gitdir.empty()) continue;
             if (auto v = check(repo_at(gitdir, dir), depth + 1)) return v;
         }
         return std::nullopt;

@@ -124,7 +124,8 @@ Answer answer_hermes(const ToolCall& call, const Outcome& o) {
     const std::string message = verdict_message(o.verdict);
     switch (o.verdict.decision) {
         case Decision::allow:
-            return {"{}\n", 0};
+            if (o.rewrite.empty()) return {"{}\n", 0};
+            return {dump_line({{"action", "modify"}, {"args", {{"command", o.rewrite}}}}), 0};
         case Decision::cage:
             return {dump_line({{"action", "modify"}, {"args", {{"command", o.rewrite}}}}), 0};
         case Decision::ask:

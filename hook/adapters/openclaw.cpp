@@ -1,6 +1,7 @@
 // The OpenClaw plugin's bridge (plugins/openclaw/index.js). The plugin's before_tool_call
 // handler pipes {toolName, params, agentId, sessionId, workspaceDir, pluginDir} and maps the
-// answer {decision, rule, reason, command} to OpenClaw's block / params / requireApproval.
+// answer {decision, rule, reason, command} to OpenClaw's block / params / requireApproval; an
+// allow with a command (the read-only cage) is a params rewrite too.
 // Exit 0 for allow, cage and ask; exit 2 for deny and for any failure.
 #include <nlohmann/json.hpp>
 
@@ -70,7 +71,8 @@ Answer answer_openclaw(const ToolCall& /*call*/, const Outcome& o) {
     json out = {{"decision", to_string(o.verdict.decision)},
                 {"rule", o.verdict.rule},
                 {"reason", verdict_message(o.verdict)}};
-    if (o.verdict.decision == Decision::cage) out["command"] = o.rewrite;
+    // cage, and allow in the read-only cage: the plugin runs this command instead.
+    if (!o.rewrite.empty()) out["command"] = o.rewrite;
     return {dump_line(out), o.verdict.decision == Decision::deny ? kBlockExit : 0};
 }
 

@@ -1,5 +1,8 @@
 #include "hook/adapters/rewrite.h"
 
+#include <vector>
+
+#include "hook/adapters/shell_state.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {
@@ -19,22 +22,35 @@ std::string shell_quote(std::string_view s) {
     return out;
 }
 
-std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
-                         const std::string& workdir, const std::string& command) {
-    // Every argument that came from outside is quoted, the policy too (it may be a path).
-    return shell_quote(toolcage_bin) + " run --policy " + shell_quote(policy) + " --workdir " +
-           shell_quote(workdir) + " -- /bin/bash -c " + shell_quote(command);
+namespace {
+
+// Every argument that came from outside is quoted, the policy too (it may be a path).
+std::string run_words_text(const CageRewrite& r, bool with_workdir, const std::string& command) {
+    return shell_quote(r.toolcage_bin) + " run --policy " + shell_quote(r.policy) +
+           (with_workdir ? " --workdir " + shell_quote(r.workdir) : "") +
+           (r.workspace.empty() ? "" : " --workspace " + shell_quote(r.workspace)) +
+           (r.read_only ? " --read-only" : "") + " -- /bin/bash -c " + shell_quote(command);
 }
 
-std::vector<std::string> rewrite_forms(const RewriteParts& p) {
-    return {cage_rewrite(p.toolcage_bin, p.policy, p.workdir, p.command)};
+}  // namespace
+
+std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
+                         const std::string& workdir, const std::string& command) {
+    return run_words_text(CageRewrite{toolcage_bin, policy, workdir, "", false, command}, true, command);
+}
+
+std::string cage_rewrite(const CageRewrite& r) {
+    if (auto split = split_shell_state(r.command))
+        return split->outside + " && " + run_words_text(r, false, split->inside);
+    return run_words_text(r, true, r.command);
 }
 
 namespace {
 
-// The parts named by one simple command of the form `BIN run --policy P --workdir W -- /bin/bash
-// -c CMD`, every word a plain literal after quote removal.
-std::optional<RewriteParts> run_words(const shell::Command& c) {
+// The parts named by one simple command `BIN run --policy P [--workdir W] [--workspace S]
+// [--read-only] -- /bin/bash -c CMD`, every word a plain literal after quote removal. The order
+// and spelling are checked afterwards, by writing the words back.
+std::optional<CageRewrite> run_words(const shell::Command& c) {
     if (c.kind != shell::Command::Kind::simple || !c.assignments.empty() || !c.redirects.empty())
         return std::nullopt;
     std::vector<std::string> w;
@@ -42,28 +58,53 @@ std::optional<RewriteParts> run_words(const shell::Command& c) {
         if (!word.known()) return std::nullopt;
         w.push_back(word.literal());
     }
-    if (w.size() != 10 || w[1] != "run" || w[2] != "--policy" || w[4] != "--workdir" ||
-        w[6] != "--" || w[7] != "/bin/bash" || w[8] != "-c")
+    if (w.size() < 4 || w[1] != "run") return std::nullopt;
+    CageRewrite r;
+    r.toolcage_bin = w[0];
+    size_t i = 2;
+    for (; i + 1 < w.size() && w[i] != "--"; ++i) {
+        if (w[i] == "--read-only") {
+            r.read_only = true;
+        } else if (w[i] == "--policy" || w[i] == "--workdir" || w[i] == "--workspace") {
+            std::string& field = w[i] == "--policy" ? r.policy : w[i] == "--workdir" ? r.workdir : r.workspace;
+            field = w[++i];
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (i + 4 != w.size() || w[i] != "--" || w[i + 1] != "/bin/bash" || w[i + 2] != "-c")
         return std::nullopt;
-    return RewriteParts{w[0], w[3], w[5], w[9]};
+    r.command = w[i + 3];
+    return r;
 }
 
 }  // namespace
 
 std::optional<RewriteParts> parse_rewrite(const std::string& text) {
     shell::ParseResult parsed = shell::parse(text);
-    if (!parsed.ok) return std::nullopt;
-    // Whatever form wraps it, the `run` is one simple command somewhere at the top level; the
-    // byte comparison below decides whether the rest is a form this file writes.
-    for (const auto& item : parsed.script.items)
-        for (const auto& pipeline : item.and_or.pipelines)
-            for (const auto& command : pipeline.commands)
-                if (auto parts = run_words(command)) {
-                    for (const auto& form : rewrite_forms(*parts))
-                        if (form == text) return parts;
-                    return std::nullopt;
-                }
-    return std::nullopt;
+    if (!parsed.ok || parsed.script.items.size() != 1) return std::nullopt;
+    // The `run` is the last command at the top level; what stands before it, if anything, is
+    // the shell-state prefix the prefixed form keeps outside.
+    const auto& pipelines = parsed.script.items.front().and_or.pipelines;
+    if (pipelines.empty() || pipelines.back().commands.size() != 1) return std::nullopt;
+    auto run = run_words(pipelines.back().commands.front());
+    if (!run) return std::nullopt;
+    if (pipelines.size() == 1) {
+        // No prefix: exactly what cage_rewrite writes for this command, which it would not split.
+        if (run->workdir.empty() || cage_rewrite(*run) != text) return std::nullopt;
+        return RewriteParts{*run, ""};
+    }
+    // A prefix: the run words are the prefixed form's (no --workdir), written back byte for
+    // byte, and everything before them is shell state alone, which changes nothing outside the
+    // agent's shell.
+    if (!run->workdir.empty()) return std::nullopt;
+    const std::string tail = " && " + run_words_text(*run, false, run->command);
+    if (text.size() <= tail.size() || text.compare(text.size() - tail.size(), tail.size(), tail) != 0)
+        return std::nullopt;
+    std::string outside = text.substr(0, text.size() - tail.size());
+    if (!only_shell_state(outside)) return std::nullopt;
+    return RewriteParts{*run, outside};
+}
 }
 
 }  // namespace toolcage::hook

@@ -1,12 +1,13 @@
 // The command that runs an agent's command inside the cage instead:
-// '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>'.
+// '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>',
+// with --workspace and --read-only when the decision names them, and leading shell-state
+// builtins kept in the agent's shell in front (hook/adapters/shell_state.h).
 // Also the reverse: whether a command is exactly one of these rewrites, and of what.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace toolcage::hook {
 
@@ -18,17 +19,32 @@ std::string shell_quote(std::string_view s);
 std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
                          const std::string& workdir, const std::string& command);
 
-// What a rewrite is made of.
-struct RewriteParts {
-    std::string toolcage_bin, policy, workdir, command;
+struct CageRewrite {
+    std::string toolcage_bin;  // absolute path of the toolcage binary
+    std::string policy;        // the name (or file) the hook chose
+    std::string workdir;       // where the command runs (the call's cwd)
+    std::string workspace;     // the workspace the hook chose (empty: run chooses from workdir)
+    bool read_only = false;    // the read-only cage, for an allowed command
+    std::string command;       // the agent's command, as sent
 };
 
-// Every form of rewrite this file produces from these parts. A new form (another wrapper, a
-// variant of `run`) is added here too: the recogniser below accepts only these strings.
-std::vector<std::string> rewrite_forms(const RewriteParts& p);
+// Without a shell-state prefix: '<bin>' run --policy P --workdir W [--workspace S]
+// [--read-only] -- /bin/bash -c 'CMD'. With one: `<prefix> && '<bin>' run --policy P
+// [--workspace S] [--read-only] -- /bin/bash -c '<rest>'`: the step starts where the agent's
+// shell is once the prefix has moved it.
+std::string cage_rewrite(const CageRewrite& r);
 
-// The parts of `text` when it is, byte for byte, one of rewrite_forms() of the parts its own
-// `toolcage run` words name; nullopt for anything else (including look-alikes).
+// A command recognised as one of the rewrites above. `run.command` is what runs in the cage;
+// `outside` the shell-state prefix that runs in the agent's shell (empty when there is none);
+// `run.workdir` is empty in the prefixed form, which has none.
+struct RewriteParts {
+    CageRewrite run;
+    std::string outside;
+};
+
+// The parts of `text` when its `toolcage run` words, written back by cage_rewrite() above, give
+// `text` byte for byte (and a prefix, if any, is shell state alone); nullopt for anything else,
+// look-alikes included.
 std::optional<RewriteParts> parse_rewrite(const std::string& text);
 
 }  // namespace toolcage::hook

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/workspace_choice.h"
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
 #include "hook/classify/text.h"
@@ -168,14 +169,10 @@ Context make_context(const std::string& cwd) {
         if (!ec) c.cwd = p.string();
     }
     if (!c.cwd.empty() && c.cwd[0] == '/') c.cwd = detail::normalize_path(c.cwd);
-    c.workspace = c.cwd;
-    for (std::filesystem::path d = c.cwd; !d.empty(); d = d.parent_path()) {
-        if (std::filesystem::exists(d / ".git", ec)) {
-            c.workspace = d.string();
-            break;
-        }
-        if (d == d.parent_path()) break;
-    }
+    // Never the home, /, or a tree holding toolcage or an agent's own files: then there is no
+    // workspace, and nothing is classified as one.
+    if (!c.cwd.empty() && c.cwd[0] == '/')
+        c.workspace = workspace::choose(c.cwd, workspace::guarded_from_process());
     if (const char* h = std::getenv("HOME"); h && h[0] == '/') {
         c.home = detail::normalize_path(h);
     } else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) {

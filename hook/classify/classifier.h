@@ -12,12 +12,13 @@ namespace toolcage::classify {
 // Where the command runs. Empty fields are filled by make_context().
 struct Context {
     std::string cwd;        // absolute working directory of the call
-    std::string workspace;  // the git top level containing cwd, else cwd
+    std::string workspace;  // common/workspace_choice.h: the git top level containing cwd, else
+                            // cwd; empty when cwd is a home, / or holds toolcage's files
     std::string home;       // the agent's home directory
     std::string tmp;        // $TMPDIR of the agent, or /tmp
 };
 
-// Fills workspace (walking up from cwd to a directory holding .git), home ($HOME, else the
+// Fills workspace (workspace::choose from cwd), home ($HOME, else the
 // passwd entry) and tmp. cwd defaults to the process's working directory.
 Context make_context(const std::string& cwd);
 

@@ -444,8 +444,27 @@ void git_config(Analyzer& a, Call& c, Git& g) {
     local_change(a, g, "changes git configuration");
 }
 
+// Asks a remote and changes nothing here; but the repository's config chooses the remote and how
+// git reaches it (remote.*.url "ext::sh -c …", url.*.insteadOf, core.sshCommand): never bare.
+void git_network_read(Analyzer& a, Git& g) {
+    a.hit(Decision::cage, "git.network-read",
+          "`git " + g.sub + "` asks a remote, through what the repository's config names");
+}
+void git_ls_remote(Analyzer& a, Call&, Git& g) {
+    git_network_read(a, g);
+}
+
 void git_remote(Analyzer& a, Call&, Git& g) {
     std::vector<const Value*> ops = operands(g);
+    // `remote show NAME` asks the remote (unless -n); `remote update` fetches.
+    if (!ops.empty() && ops[0]->text == "show" && ops.size() > 1 && !has(g, {"-n"})) {
+        git_network_read(a, g);
+        return;
+    }
+    if (!ops.empty() && ops[0]->text == "update") {
+        a.hit(Decision::cage, "git.network", "`git remote update` fetches from remotes and updates local refs");
+        return;
+    }
     if (ops.empty() || ops[0]->text == "show" || ops[0]->text == "get-url") {
         read_only(a, g);
         return;
@@ -511,6 +530,10 @@ void git_bisect(Analyzer& a, Call& c, Git& g) {
 void git_archive(Analyzer& a, Call& c, Git& g) {
     for (size_t i = 0; i < g.args.size(); ++i) {
         const std::string& t = g.args[i].text;
+        if (t == "--remote" || t.rfind("--remote=", 0) == 0 || t == "--exec" || t.rfind("--exec=", 0) == 0) {
+            git_network_read(a, g);
+            return;
+        }
         if ((t == "-o" || t == "--output") && i + 1 < g.args.size()) {
             a.check_write(g.args[i + 1], WriteMode::truncate, "git archive -o", *c.scope);
             return;
@@ -569,7 +592,7 @@ constexpr auto kGitCommands = sorted_by_name(std::to_array<GitEntry>({
     {"annotate", git_read},
     {"ls-files", git_ls_files},
     {"ls-tree", git_read},
-    {"ls-remote", git_read},
+    {"ls-remote", git_ls_remote},
     {"rev-parse", git_read},
     {"rev-list", git_read},
     {"grep", diff_like},
@@ -668,7 +691,7 @@ constexpr auto kGitCommands = sorted_by_name(std::to_array<GitEntry>({
     {"pull", git_network},
     {"clone", git_network},
     {"send-email", git_network},
-    {"request-pull", git_read},
+    {"request-pull", git_ls_remote},
 }));
 
 void dispatch(Analyzer& a, Call& c, Git& g, int depth);

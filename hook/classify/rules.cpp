@@ -18,7 +18,7 @@ constexpr std::string_view kRules[] = {
     "docker.query", "docker.run", "docker.volumes", "editor.edits", "editor.runs-commands", "env.code-variable",
     "env.path-changed", "eval.dynamic", "file.compile", "git.alias", "git.branch-force-delete",
     "git.checkout-discard", "git.clean-force", "git.config-override", "git.gc-prune-now",
-    "git.local-change", "git.network", "git.push", "git.push-delete", "git.push-force",
+    "git.local-change", "git.network", "git.network-read", "git.push", "git.push-delete", "git.push-force",
     "git.reflog-expire", "git.reset-hard", "git.restore-worktree", "git.rewrite-history",
     "git.rm-force", "git.runs-program", "git.stash-drop", "git.switch-discard", "git.unknown",
     "git.update-ref-delete", "git.worktree-remove-force", "hostname.set", "infra.change",

@@ -154,6 +154,10 @@ export function mapAnswer(toolName, params, result) {
   if (result.code !== 0) return block(`${reason} (the hook exited with ${result.code})`);
   switch (answer.decision) {
     case "allow":
+      // An allowed shell command runs in toolcage's read-only cage when the answer names one.
+      if (SHELL_TOOLS.has(toolName) && typeof answer.command === "string" && answer.command.length > 0) {
+        return { params: { ...params, command: answer.command } };
+      }
       return undefined;
     case "cage":
       if (!SHELL_TOOLS.has(toolName) || typeof answer.command !== "string" || answer.command.length === 0) {

@@ -19,7 +19,7 @@ TEST_CASE("friction: everyday inspection is allowed", "[classify][friction]") {
         {"git status --porcelain | wc -l", Decision::allow},
         {"git rev-parse --abbrev-ref HEAD", Decision::allow},
         {"git log -1 --format=%H", Decision::allow},
-        {"git remote show origin", Decision::allow},
+        {"git remote show -n origin", Decision::allow},
         {"git config --global --list", Decision::allow},
         {"git config --get-regexp alias", Decision::allow},
         {"git describe --always --dirty", Decision::allow},

@@ -206,3 +206,25 @@ TEST_CASE("git: lost work and history are refused", "[classify][git]") {
         {"git credential fill", Decision::deny},
     });
 }
+
+TEST_CASE("git: commands that ask a remote never run bare", "[classify][git]") {
+    // The repository's config picks the remote and how git reaches it (an ext:: url runs a
+    // program): these run in the cage, with the network the policy gives.
+    check_table({
+        {"git ls-remote", Decision::cage, "git.network-read"},
+        {"git ls-remote --heads origin", Decision::cage, "git.network-read"},
+        {"git remote show origin", Decision::cage, "git.network-read"},
+        {"git archive --remote=origin HEAD", Decision::cage, "git.network-read"},
+        {"git archive --remote origin HEAD", Decision::cage, "git.network-read"},
+        {"git request-pull v1 origin", Decision::cage, "git.network-read"},
+        {"git remote update", Decision::cage, "git.network"},
+        {"git fetch --dry-run", Decision::cage, "git.network"},
+        {"git submodule update --init", Decision::cage},
+        // Local answers stay read-only.
+        {"git remote -v", Decision::allow},
+        {"git remote show", Decision::allow},
+        {"git remote show -n origin", Decision::allow},
+        {"git remote get-url origin", Decision::allow},
+        {"git archive HEAD | tar t", Decision::allow},
+    });
+}

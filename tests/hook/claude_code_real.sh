@@ -4,7 +4,9 @@
 #  - a destructive Bash command is blocked and its target survives;
 #  - a risky one runs through the cage rewrite (once `toolcage run` exists it really runs
 #    caged, seen from inside: Seccomp 2 and NoNewPrivs 1; before that, the rewrite's own
-#    `toolcage run` is what Claude Code executed, seen in the tool result).
+#    `toolcage run` is what Claude Code executed, seen in the tool result);
+#  - `cd sub && ls`, then a read-only command, then `pwd`: ls lists sub in the read-only cage,
+#    the read-only command shows the cage's seccomp and no_new_privs, and pwd shows sub.
 # Exit 77 (skip) only when npm is absent. Needs TOOLCAGE_BIN and TOOLCAGE_SOURCE_DIR.
 set -euo pipefail
 
@@ -57,11 +59,12 @@ require("fs").writeFileSync(file, JSON.stringify({
 }, null, 2));
 ' "$TOOLCAGE_BIN" "$PROJECT/.claude/settings.json"
 
-# run_claude NAME COMMAND: one -p session whose model asks for Bash(COMMAND) once.
+# run_claude NAME COMMAND [COMMANDS_JSON]: one -p session whose model asks for Bash(COMMAND)
+# once, or for each of COMMANDS_JSON in turn.
 run_claude() {
-    local name="$1" command="$2"
+    local name="$1" command="$2" commands="${3:-}"
     local log="$WORK/$name.requests.jsonl" portfile="$WORK/$name.port"
-    MOCK_COMMAND="$command" node "$HERE/mock_anthropic.mjs" "$portfile" "$log" &
+    MOCK_COMMAND="$command" MOCK_COMMANDS="$commands" node "$HERE/mock_anthropic.mjs" "$portfile" "$log" &
     MOCK_PID=$!
     for _ in $(seq 1 100); do [ -s "$portfile" ] && break; sleep 0.1; done
     [ -s "$portfile" ] || fail "the mock API did not start"
@@ -72,7 +75,7 @@ run_claude() {
         ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY="sk-ant-test-dummy-key" \
         TOOLCAGE_LOG="$DECISIONS" DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-        timeout 300 "$CLAUDE" -p "Run the command the task needs." --output-format json --max-turns 4 \
+        timeout 300 "$CLAUDE" -p "Run the command the task needs." --output-format json --max-turns 8 \
         >"$WORK/$name.out" 2>"$WORK/$name.err")
     local rc=$?
     set -e
@@ -138,3 +141,21 @@ else
     echo "PASS: Claude Code executed the cage rewrite (toolcage run is not available yet)"
 fi
 echo "PASS: destructive command blocked, target survived"
+
+# 3. the agent's shell state: `cd sub && ls` runs ls in the read-only cage yet moves Claude
+#    Code's shell, so the next call's `pwd` shows sub; a read-only command runs caged.
+mkdir -p "$PROJECT/sub"
+echo x > "$PROJECT/sub/inner-file.txt"
+STATUS="grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status"
+run_claude shell-state "cd sub && ls" "$(node -e 'console.log(JSON.stringify(process.argv.slice(1)))' \
+    "cd sub && ls" "$STATUS" "pwd")"
+RESULT=$(tool_results "$WORK/shell-state.requests.jsonl")
+echo "shell-state tool results: $RESULT"
+[ "$(decision_for "cd sub && ls")" = allow ] || fail "toolcage did not log an allow for cd sub && ls"
+[ "$(decision_for "$STATUS")" = allow ] || fail "toolcage did not log an allow for $STATUS"
+echo "$RESULT" | grep -qx "inner-file.txt" || fail "cd sub && ls did not list sub"
+echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the allowed command ran without the cage's seccomp filter"
+echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the allowed command ran without no_new_privs"
+echo "$RESULT" | grep -qx "$PROJECT/sub" || fail "pwd after cd sub && ls does not show sub"
+echo "PASS: cd sub && ls moved Claude Code's shell (pwd shows sub); allowed commands run read-only caged"
+

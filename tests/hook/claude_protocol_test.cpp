@@ -31,11 +31,64 @@ void require_failure(const RunResult& r, const std::string& needle) {
 
 }  // namespace
 
-TEST_CASE("claude: a read-only Bash command is allowed", "[claude]") {
+TEST_CASE("claude: a read-only Bash command is allowed, rewritten into the read-only cage", "[claude]") {
     HookFixture f;
     json h = decision_of(f.hook(claude_bash("git status", f.ws), {"--agent", "claude"}));
     CHECK(h["permissionDecision"] == "allow");
+    REQUIRE(h.contains("updatedInput"));
+    CHECK(h["updatedInput"]["description"] == "Run a command");
+    std::string rw = h["updatedInput"]["command"];
+    CHECK(rw == "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" + f.ws +
+                    "' --workspace '" + f.ws + "' --read-only -- /bin/bash -c 'git status'");
+    CHECK(h["permissionDecisionReason"].get<std::string>().find("read-only cage") != std::string::npos);
+    // The decision log keeps the classifier's verdict and rule.
+    std::string log = toolcage::test::read_file(f.log);
+    CHECK(log.find("\"verdict\":\"allow\"") != std::string::npos);
+    CHECK(log.find("\"rule\":\"readonly.git\"") != std::string::npos);
+}
+
+TEST_CASE("claude: shell builtins alone, and every allowed command under allow_runs bare, run as sent",
+          "[claude]") {
+    HookFixture f;
+    for (const char* c : {"pwd", "cd src", "echo hi && export A=1"}) {
+        json h = decision_of(f.hook(claude_bash(c, f.ws)));
+        INFO(c);
+        CHECK(h["permissionDecision"] == "allow");
+        CHECK_FALSE(h.contains("updatedInput"));
+    }
+    std::string bare = f.root / "bare.json";
+    toolcage::test::write_file(bare, R"({"name": "bare", "extends": "default", "allow_runs": "bare"})");
+    json h = decision_of(f.hook(claude_bash("git status", f.ws), {"--policy", bare}));
+    CHECK(h["permissionDecision"] == "allow");
     CHECK_FALSE(h.contains("updatedInput"));
+}
+
+TEST_CASE("claude: a leading cd stays in Claude Code's shell, the rest goes in the cage", "[claude]") {
+    HookFixture f;
+    json h = decision_of(f.hook(claude_bash("cd sub && ls -la", f.ws)));
+    CHECK(h["permissionDecision"] == "allow");
+    CHECK(h["updatedInput"]["command"] == "cd sub && '" + std::string(TOOLCAGE_BIN) +
+                                              "' run --policy 'default' --workspace '" + f.ws +
+                                              "' --read-only -- /bin/bash -c 'ls -la'");
+    json c = decision_of(f.hook(claude_bash("cd sub && make test", f.ws)));
+    CHECK(c["updatedInput"]["command"] == "cd sub && '" + std::string(TOOLCAGE_BIN) +
+                                              "' run --policy 'default' --workspace '" + f.ws +
+                                              "' -- /bin/bash -c 'make test'");
+}
+
+TEST_CASE("claude: in the home directory there is no workspace: a command to cage is asked about", "[claude]") {
+    HookFixture f;
+    toolcage::test::make_dirs(f.home + "/proj");
+    for (const char* c : {"ls", "make"}) {
+        json h = decision_of(f.hook(claude_bash(c, f.home)));
+        INFO(c);
+        CHECK(h["permissionDecision"] == "ask");
+        CHECK(h["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
+    }
+    // Below it, the directory itself; builtins still run.
+    json p = decision_of(f.hook(claude_bash("ls", f.home + "/proj")));
+    CHECK(p["updatedInput"]["command"].get<std::string>().find("--workspace '" + f.home + "/proj'") != std::string::npos);
+    CHECK_FALSE(decision_of(f.hook(claude_bash("pwd", f.home))).contains("updatedInput"));
 }
 
 TEST_CASE("claude: a caged command is allowed with the whole input, command rewritten", "[claude]") {

@@ -39,13 +39,19 @@ std::string last_word(const std::string& command) {
 
 }  // namespace
 
-TEST_CASE("hermes: a read-only command is allowed with {}", "[hermes]") {
+TEST_CASE("hermes: a read-only command is modified into the read-only cage; builtins get {}", "[hermes]") {
     HookFixture f;
     auto r = f.hook(hermes_terminal("ls -la", f.ws));
     INFO(r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.out == "{}\n");
+    json a = parse_out(r);
+    CHECK(a["action"] == "modify");
+    CHECK(a["args"]["command"] == "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" +
+                                      f.ws + "' --workspace '" + f.ws + "' --read-only -- /bin/bash -c 'ls -la'");
     CHECK(r.err.empty());
+    auto b = f.hook(hermes_terminal("cd sub && pwd", f.ws));
+    CHECK(b.exit_code == 0);
+    CHECK(b.out == "{}\n");
 }
 
 TEST_CASE("hermes: a risky command is rewritten to run in the cage", "[hermes]") {
@@ -137,9 +143,11 @@ TEST_CASE("hermes: writes to the profile's own files are refused whatever the po
     require_block(redirect);
     auto sed = f.hook(hermes_terminal("sed -i s/a/b/ config.yaml", f.ws, f.hermes_home));
     require_block(sed);
-    // Reading them is fine.
-    auto cat = f.hook(hermes_terminal("cat SOUL.md", f.ws, f.hermes_home));
-    CHECK(cat.exit_code == 0);
+    // Reading them in the profile's directory, which is no workspace (it holds Hermes'
+    // configuration), is asked about rather than run in a cage that would read all of it.
+    auto in_profile = f.hook(hermes_terminal("cat SOUL.md", f.ws, f.hermes_home));
+    require_block(in_profile);
+    CHECK(parse_out(in_profile)["message"].get<std::string>().find("hook.no-workspace") != std::string::npos);
 }
 
 TEST_CASE("hermes: an agent's own call of toolcage run is caged with the hook's policy", "[hermes]") {
@@ -224,7 +232,7 @@ TEST_CASE("hermes: malformed, oversized and incomplete payloads fail closed", "[
 
 TEST_CASE("hermes: unknown fields are ignored", "[hermes]") {
     HookFixture f;
-    json p = hermes_terminal("ls", f.ws);
+    json p = hermes_terminal("pwd", f.ws);
     p["brand_new_field"] = {{"x", 1}};
     p["tool_input"]["future_option"] = true;
     auto r = f.hook(p);
@@ -266,7 +274,7 @@ TEST_CASE("hermes: every decision is one line in the audit log", "[hermes][audit
 TEST_CASE("hermes: a log that cannot be written warns and changes nothing", "[hermes][audit]") {
     HookFixture f;
     f.env["TOOLCAGE_LOG"] = "/proc/version/decisions.jsonl";
-    auto r = f.hook(hermes_terminal("ls -la", f.ws));
+    auto r = f.hook(hermes_terminal("pwd", f.ws));
     CHECK(r.exit_code == 0);
     CHECK(r.out == "{}\n");
     CHECK(r.err.find("warning: audit log") != std::string::npos);

@@ -1,12 +1,14 @@
 // A loopback stand-in for the Anthropic Messages API, enough for Claude Code in -p mode: the
-// main loop (a request offering the Bash tool) gets one Bash tool_use with MOCK_COMMAND, and
-// once a tool_result comes back, a closing text. Every request body is appended to the log.
+// main loop (a request offering the Bash tool) gets one Bash tool_use with MOCK_COMMAND (or,
+// with MOCK_COMMANDS, a JSON list, one per turn: the next after each tool_result), and once
+// every command has its tool_result, a closing text. Every request body is appended to the log.
 // Usage: node mock_anthropic.mjs PORT_FILE LOG_FILE   (command in $MOCK_COMMAND)
 import http from "node:http";
 import fs from "node:fs";
 
 const [portFile, logFile] = process.argv.slice(2);
-const command = process.env.MOCK_COMMAND ?? "true";
+const commands = process.env.MOCK_COMMANDS ? JSON.parse(process.env.MOCK_COMMANDS)
+                                           : [process.env.MOCK_COMMAND ?? "true"];
 let ids = 0;
 
 function lastUserHasToolResult(body) {
@@ -16,11 +18,20 @@ function lastUserHasToolResult(body) {
     last.content.some((b) => b && b.type === "tool_result");
 }
 
+function toolResults(body) {
+  let n = 0;
+  for (const m of Array.isArray(body.messages) ? body.messages : [])
+    if (m && m.role === "user" && Array.isArray(m.content))
+      n += m.content.filter((b) => b && b.type === "tool_result").length;
+  return n;
+}
+
 function reply(body) {
   const offersBash = Array.isArray(body.tools) && body.tools.some((t) => t && t.name === "Bash");
-  if (offersBash && !lastUserHasToolResult(body)) {
+  const done = toolResults(body);
+  if (offersBash && (done < commands.length) && (done > 0 || !lastUserHasToolResult(body))) {
     return [{ type: "tool_use", id: `toolu_mock_${++ids}`, name: "Bash",
-              input: { command, description: "Run the requested command" } }];
+              input: { command: commands[done], description: "Run the requested command" } }];
   }
   return [{ type: "text", text: offersBash ? "Finished." : "ok" }];
 }

@@ -216,14 +216,16 @@ json last_log(const HookFixture& f) {
 
 }  // namespace
 
-TEST_CASE("claude: git status is caged when the config runs code, allowed when clean", "[integrity][hook]") {
+TEST_CASE("claude: git status runs read-only, and says so when the config runs code", "[integrity][hook]") {
     HookFixture f;
     git_init(f.ws);
     auto clean = f.hook(toolcage::test::claude_bash("git status", f.ws));
     INFO(clean.out << clean.err);
     json c = toolcage::test::parse_out(clean);
     CHECK(c["hookSpecificOutput"]["permissionDecision"] == "allow");
-    CHECK_FALSE(c["hookSpecificOutput"].contains("updatedInput"));
+    CHECK(c["hookSpecificOutput"]["updatedInput"]["command"].get<std::string>().find(" --read-only -- ") !=
+          std::string::npos);
+    CHECK(last_log(f)["rule"] == "readonly.git");
 
     set_fsmonitor(f.ws);
     auto dirty = f.hook(toolcage::test::claude_bash("git status", f.ws));
@@ -232,21 +234,30 @@ TEST_CASE("claude: git status is caged when the config runs code, allowed when c
     REQUIRE(d["hookSpecificOutput"].contains("updatedInput"));
     std::string cmd = d["hookSpecificOutput"]["updatedInput"]["command"];
     CHECK(cmd.find("' run --policy ") != std::string::npos);
-    CHECK(cmd.find("git status") != std::string::npos);
+    CHECK(cmd.find(" --read-only -- /bin/bash -c 'git status'") != std::string::npos);
     CHECK(d["hookSpecificOutput"]["permissionDecisionReason"].get<std::string>().find("git.config-runs-code") !=
           std::string::npos);
     json log = last_log(f);
-    CHECK(log["verdict"] == "cage");
+    CHECK(log["verdict"] == "allow");
     CHECK(log["rule"] == "git.config-runs-code");
+
+    // With allow_runs "bare", a clean repository's git status runs as sent, this one caged.
+    std::string bare = f.root / "bare.json";
+    toolcage::test::write_file(bare, R"({"name": "bare", "extends": "default", "allow_runs": "bare"})");
+    json b = toolcage::test::parse_out(f.hook(toolcage::test::claude_bash("git status", f.ws), {"--policy", bare}));
+    CHECK(b["hookSpecificOutput"]["updatedInput"]["command"].get<std::string>().find("--read-only") ==
+          std::string::npos);
+    CHECK(last_log(f)["verdict"] == "cage");
 }
 
-TEST_CASE("hermes: git status is caged when the config runs code, allowed when clean", "[integrity][hook]") {
+TEST_CASE("hermes: git status runs read-only, and says so when the config runs code", "[integrity][hook]") {
     HookFixture f;
     git_init(f.ws);
     auto clean = f.hook(toolcage::test::hermes_terminal("git status", f.ws));
     INFO(clean.out << clean.err);
     CHECK(clean.exit_code == 0);
-    CHECK(clean.out == "{}\n");
+    CHECK(toolcage::test::parse_out(clean)["args"]["command"].get<std::string>().find(" --read-only -- ") !=
+          std::string::npos);
 
     set_fsmonitor(f.ws);
     auto dirty = f.hook(toolcage::test::hermes_terminal("git status", f.ws));
@@ -280,4 +291,57 @@ TEST_CASE("file tools writing protected workspace paths ask a person", "[integri
     // An ordinary file stays the agent's own business.
     auto plain = f.hook(toolcage::test::claude_payload("Write", {{"file_path", f.ws + "/notes.md"}, {"content", "x"}}, f.ws));
     CHECK(plain.out == "{}\n");
+}
+
+static void put(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+TEST_CASE("the git check follows core.worktree, .git/modules, .gitmodules and remotes' ways out",
+          "[integrity][gitguard]") {
+    // A submodule's own git directory under .git/modules, with a program in its config: found
+    // even when the index names no submodule.
+    {
+        Repos r;
+        CHECK_FALSE(r.check("git status", r.w.ws));
+        fs::path mod = r.w.ws / ".git/modules/lib";
+        fs::create_directories(mod);
+        REQUIRE(integrity::run({"/usr/bin/git", "init", "-q", "--bare", mod.string()}, r.w.env()).status == 0);
+        r.config(mod, "core.fsmonitor", "/tmp/x.sh");
+        caged(r.check("git status", r.w.ws), "modules/lib/config");
+    }
+    // .gitmodules names a checkout whose .git file points at a planted git directory.
+    {
+        Repos r;
+        fs::create_directories(r.w.ws / "vendor/x");
+        put(r.w.ws / ".gitmodules", "[submodule \"x\"]\n\tpath = vendor/x\n\turl = ./x\n");
+        put(r.w.ws / "vendor/x/.git", "gitdir: " + r.other.string() + "/.git\n");
+        CHECK_FALSE(r.check("git status", r.w.ws));
+        r.config(r.other, "core.fsmonitor", "/tmp/x.sh");
+        caged(r.check("git status", r.w.ws), "other/.git/config");
+    }
+    // core.worktree points at another tree; its submodule checkout leads to a planted config.
+    {
+        Repos r;
+        fs::path tree = r.w.base / "tree2";
+        fs::create_directories(tree / "sub");
+        put(tree / ".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n");
+        put(tree / "sub/.git", "gitdir: " + r.other.string() + "/.git\n");
+        r.config(r.other, "core.fsmonitor", "/tmp/x.sh");
+        CHECK_FALSE(r.check("git status", r.w.ws));
+        r.config(r.w.ws, "core.worktree", tree.string());
+        caged(r.check("git status", r.w.ws), "other/.git/config");
+    }
+    // The ways a remote is reached: a transport helper, protocol.*, url.*.insteadOf.
+    for (auto [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
+             {"remote.origin.url", "ext::sh -c touch% /tmp/pwned"},
+             {"remote.origin.url", "fd::3"},
+             {"protocol.allow", "always"},
+             {"protocol.ext.allow", "always"},
+             {"url.ext::sh -c id.insteadof", "https://"}}) {
+        Repos r;
+        r.config(r.w.ws, "remote.plain.url", "https://example.invalid/x.git");
+        CHECK_FALSE(r.check("git ls-remote plain", r.w.ws));
+        r.config(r.w.ws, key, value);
+        INFO(key);
+        caged(r.check("git ls-remote origin", r.w.ws), key);
+    }
 }

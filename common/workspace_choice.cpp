@@ -1,0 +1,132 @@
+#include "common/workspace_choice.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include "common/policy_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace toolcage::workspace {
+
+namespace {
+
+std::string normal(const std::string& p) {
+    std::string n = fs::path(p).lexically_normal().string();
+    while (n.size() > 1 && n.back() == '/') n.pop_back();
+    return n;
+}
+
+// `p` is `dir` or lies below it.
+bool within(const std::string& p, const std::string& dir) {
+    if (dir == "/") return true;
+    return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
+}
+
+void add_kept(Guarded& g, const std::string& path, const std::string& what) {
+    if (path.empty() || path[0] != '/') return;
+    g.keep_out.push_back({normal(path), what});
+    // The same place by its real name, when a symlink leads there.
+    std::error_code ec;
+    fs::path real = fs::weakly_canonical(path, ec);
+    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what});
+}
+
+void add_home(Guarded& g, const char* h) {
+    if (!h || h[0] != '/') return;
+    std::string n = normal(h);
+    for (const auto& x : g.homes)
+        if (x == n) return;
+    g.homes.push_back(n);
+}
+
+bool present(const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(fs::symlink_status(p, ec));
+}
+
+}  // namespace
+
+Guarded guarded_from_process() {
+    Guarded g;
+    add_home(g, std::getenv("HOME"));
+    if (const passwd* pw = ::getpwuid(::getuid()); pw) add_home(g, pw->pw_dir);
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries");
+    for (const auto& d : profile_dirs()) add_kept(g, d.string(), "toolcage's installed policies");
+    if (const char* hh = std::getenv("HERMES_HOME"); hh && hh[0] == '/')
+        add_kept(g, hh, "Hermes' home ($HERMES_HOME)");
+    for (const auto& h : std::vector<std::string>(g.homes)) {
+        add_kept(g, h + "/.hermes", "Hermes' configuration");
+        add_kept(g, h + "/.claude", "Claude Code's configuration");
+        add_kept(g, h + "/.claude.json", "Claude Code's configuration");
+        add_kept(g, h + "/.openclaw", "OpenClaw's configuration");
+    }
+    return g;
+}
+
+std::string refusal(const std::string& dir_in, const Guarded& g) {
+    if (dir_in.empty() || dir_in[0] != '/') return "is not an absolute path";
+    const std::string dir = normal(dir_in);
+    if (dir == "/") return "is the root directory";
+    for (const auto& h : g.homes) {
+        if (dir == h) return "is the home directory";
+        if (within(h, dir)) return "holds the home directory " + h;
+    }
+    for (const auto& k : g.keep_out)
+        if (within(k.path, dir)) return "holds " + k.path + " (" + k.what + ")";
+    return {};
+}
+
+const std::vector<std::string>& project_markers() {
+    // Sorted; each is the file a build tool or language makes its project's root.
+    static const std::vector<std::string> markers = {
+        ".git",            // a git repository or worktree (the usual case)
+        ".hg",             // Mercurial
+        "Cargo.toml",      // Rust
+        "CMakeLists.txt",  // CMake
+        "Gemfile",         // Ruby
+        "Makefile",        // make
+        "build.gradle",    // Gradle
+        "go.mod",          // Go
+        "package.json",    // Node
+        "pom.xml",         // Maven
+        "pyproject.toml",  // Python
+        "setup.py",        // Python (older layout)
+    };
+    return markers;
+}
+
+std::string choose(const std::string& workdir_in, const Guarded& g) {
+    if (workdir_in.empty() || workdir_in[0] != '/') return {};
+    const std::string workdir = normal(workdir_in);
+    if (!refusal(workdir, g).empty()) return {};
+    // The directories a workspace may be, nearest first: the walk stops at the first that may not.
+    std::vector<fs::path> up;
+    for (fs::path p = workdir;; p = p.parent_path()) {
+        if (!refusal(p.string(), g).empty()) break;
+        up.push_back(p);
+        if (p == p.parent_path()) break;
+    }
+    for (const auto& p : up)
+        if (present(p / ".git")) return p.string();
+    // A repository above the walk's end (dotfiles in the home, a .git at /) would have made
+    // its top the workspace: the project below it is the nearest directory with a marker.
+    bool git_above = false;
+    for (fs::path p = up.back().parent_path(); !git_above; p = p.parent_path()) {
+        git_above = present(p / ".git");
+        if (p == p.parent_path()) break;
+    }
+    if (git_above)
+        for (const auto& p : up)
+            for (const auto& m : project_markers())
+                if (present(p / m)) return p.string();
+    return workdir;
+}
+
+}  // namespace toolcage::workspace

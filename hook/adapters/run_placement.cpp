@@ -1,0 +1,36 @@
+#include "hook/adapters/run_placement.h"
+
+#include "hook/adapters/rewrite.h"
+#include "hook/adapters/shell_state.h"
+
+namespace toolcage::hook {
+
+namespace {
+
+Verdict no_workspace(const ToolCall& call, const Verdict& v) {
+    return {Decision::ask, "hook.no-workspace",
+            "`" + v.rule + "` would run this command in a cage, but its directory " + call.cwd +
+                " is not in a project toolcage can make its workspace (it is a home directory, /, "
+                "or holds toolcage's or an agent's own files); cd into the project first"};
+}
+
+}  // namespace
+
+Placement place_shell_command(const ToolCall& call, const Verdict& v, const PlacementContext& pc) {
+    Placement p{v, {}, false};
+    if (v.decision == Decision::deny || v.decision == Decision::ask) return p;
+    if (v.decision == Decision::allow) {
+        if (pc.policy.allow_runs == "bare" || only_shell_state(call.command)) return p;
+        p.read_only = true;
+    }
+    if (pc.workspace.empty()) {
+        p.verdict = no_workspace(call, v);
+        p.read_only = false;
+        return p;
+    }
+    p.rewrite = cage_rewrite(CageRewrite{pc.toolcage_bin, pc.policy_arg, call.cwd, pc.workspace,
+                                         p.read_only, call.command});
+    return p;
+}
+
+}  // namespace toolcage::hook

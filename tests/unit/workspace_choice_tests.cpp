@@ -1,0 +1,99 @@
+// A workspace is never a home: the choice refuses /, the home and its ancestors and trees that
+// hold toolcage's or an agent's files, and a .git above them never widens it.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "common/workspace_choice.h"
+#include "temp_dir.h"
+
+namespace ws = toolcage::workspace;
+namespace fs = std::filesystem;
+
+namespace {
+
+ws::Guarded guarded_for(const fs::path& home, const fs::path& bin) {
+    ws::Guarded g;
+    g.homes = {home.string()};
+    g.keep_out = {{bin.string(), "toolcage's own binaries"},
+                  {(home / ".claude").string(), "Claude Code's configuration"},
+                  {(home / ".hermes").string(), "Hermes' configuration"}};
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("the root, the home, its ancestors and trees holding toolcage are refused", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home/u";
+    fs::path bin = t.path / "opt/tc/bin";
+    fs::create_directories(home / "proj");
+    fs::create_directories(bin);
+    auto g = guarded_for(home, bin);
+    CHECK(ws::refusal("/", g) == "is the root directory");
+    CHECK(ws::refusal(home.string(), g) == "is the home directory");
+    CHECK(ws::refusal(home.string() + "/", g) == "is the home directory");
+    CHECK(ws::refusal((t.path / "home").string(), g).find("holds the home directory") == 0);
+    CHECK(ws::refusal(t.path.string(), g).find("holds the home directory") == 0);
+    CHECK(ws::refusal((t.path / "opt").string(), g).find("toolcage's own binaries") != std::string::npos);
+    CHECK(ws::refusal((home / ".claude").string(), g).find("Claude Code") != std::string::npos);
+    CHECK(ws::refusal((home / "proj").string(), g).empty());
+    CHECK(ws::refusal("relative", g) == "is not an absolute path");
+}
+
+TEST_CASE("a dotfiles .git in the home does not widen the workspace; the project below it is chosen",
+          "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    fs::create_directories(home / ".git");
+    fs::create_directories(home / "proj/src/deep");
+    fs::create_directories(home / "plain/sub");
+    std::ofstream(home / "proj/package.json") << "{}";
+    auto g = guarded_for(home, t.path / "bin");
+    CHECK(ws::choose((home / "proj/src/deep").string(), g) == (home / "proj").string());
+    CHECK(ws::choose((home / "proj").string(), g) == (home / "proj").string());
+    // No marker between the cwd and the home: the cwd itself.
+    CHECK(ws::choose((home / "plain/sub").string(), g) == (home / "plain/sub").string());
+    // The home itself, or above it: no workspace at all.
+    CHECK(ws::choose(home.string(), g).empty());
+    CHECK(ws::choose(t.path.string(), g).empty());
+    CHECK(ws::choose("/", g).empty());
+}
+
+TEST_CASE("below the home a repository's top is the workspace, as git finds it", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    fs::create_directories(home / "src/repo/.git");
+    fs::create_directories(home / "src/repo/a/b");
+    std::ofstream(home / "src/repo/a/Makefile") << "all:\n";
+    auto g = guarded_for(home, t.path / "bin");
+    CHECK(ws::choose((home / "src/repo/a/b").string(), g) == (home / "src/repo").string());
+    // A repository that holds toolcage's binaries is no workspace: the walk stops below it, and
+    // with its .git beyond the stop, the nearest project marker (a/Makefile) is the workspace.
+    auto g2 = guarded_for(home, home / "src/repo/build");
+    fs::create_directories(home / "src/repo/build");
+    CHECK(ws::choose((home / "src/repo/a/b").string(), g2) == (home / "src/repo/a").string());
+}
+
+TEST_CASE("outside any home the workspace is the git top or the directory itself", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::create_directories(t.path / "w/.git");
+    fs::create_directories(t.path / "w/x");
+    fs::create_directories(t.path / "plain");
+    auto g = guarded_for(t.path / "nohome", t.path / "bin");
+    CHECK(ws::choose((t.path / "w/x").string(), g) == (t.path / "w").string());
+    CHECK(ws::choose((t.path / "plain").string(), g) == (t.path / "plain").string());
+}
+
+TEST_CASE("the process's own guard names the home and the agents' configuration", "[workspace]") {
+    auto g = ws::guarded_from_process();
+    const char* home = std::getenv("HOME");
+    if (home && home[0] == '/') {
+        CHECK(!ws::refusal(home, g).empty());
+        bool claude = false;
+        for (const auto& k : g.keep_out) claude = claude || k.path == fs::path(std::string(home) + "/.claude").lexically_normal().string();
+        CHECK(claude);
+    }
+    CHECK(ws::refusal("/", g) == "is the root directory");
+}
