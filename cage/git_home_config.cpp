@@ -18,9 +18,13 @@ bool readable(const ExpandedCage& cage, const std::string& path) {
 }  // namespace
 
 void hide_unreadable_git_config(ExpandedCage& cage, const std::string& home) {
-    if (home.empty() || cage.env_set.count("GIT_CONFIG_GLOBAL")) return;
-    if (readable(cage, home + "/.gitconfig") || readable(cage, home + "/.config/git/config")) return;
-    cage.env_set["GIT_CONFIG_GLOBAL"] = "/dev/null";
+    if (!home.empty() && !cage.env_set.count("GIT_CONFIG_GLOBAL") &&
+        !readable(cage, home + "/.gitconfig") && !readable(cage, home + "/.config/git/config"))
+        cage.env_set["GIT_CONFIG_GLOBAL"] = "/dev/null";
+    // /etc/gitconfig is not on the default read list (it may hold credentials' settings).
+    if (!cage.env_set.count("GIT_CONFIG_SYSTEM") && !cage.env_set.count("GIT_CONFIG_NOSYSTEM") &&
+        !readable(cage, "/etc/gitconfig"))
+        cage.env_set["GIT_CONFIG_NOSYSTEM"] = "1";
 }
 
 }  // namespace toolcage::cage

@@ -159,7 +159,6 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
     step.paths.tmp = step.tmp.make();
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
-    hide_unreadable_git_config(step.cage, step.paths.home);
 }
 
 // 1a. A step of this workspace whose supervisor was killed is finished first: its processes
@@ -310,7 +309,7 @@ void build_syscall_filter(Step& step) {
                                                     : SeccompVariant::host_network);
 }
 
-void build_step_environment(Step& step) {
+void build_step_environment(const RunOptions& opt, Step& step) {
     EnvironmentSpec spec;
     spec.env_keep = step.policy.cage.env_keep;
     spec.env_set = step.cage.env_set;
@@ -321,7 +320,9 @@ void build_step_environment(Step& step) {
     Environment outer = parse_environ(environ);
     Environment env = build_environment(outer, spec);
     // git, npm and pip read the user's settings from the step's TMPDIR, without credentials.
-    add_step_settings(outer, step.paths.tmp, spec.env_set, env);
+    // The read-only cage has no TMPDIR of its own: its git is told there is no configuration
+    // it cannot read (cage/git_home_config.h).
+    if (!opt.read_only) add_step_settings(outer, step.paths.tmp, spec.env_set, env);
     step.env = flatten_environment(env);
 }
 
@@ -500,7 +501,7 @@ int run_caged(const RunOptions& opt) {
         start_relay(opt, step);             // 3. the relay, or a closed network
         build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
         build_syscall_filter(step);         //    the seccomp table (compiled at build time)
-        build_step_environment(step);       //    keep-list, PATH, TMPDIR, proxy, git/npm/pip settings
+        build_step_environment(opt, step);       //    keep-list, PATH, TMPDIR, proxy, git/npm/pip settings
         status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported

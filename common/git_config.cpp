@@ -234,14 +234,14 @@ std::string first_code_key(std::string_view text) {
 
 namespace {
 
-// Settings git writes and only stores: none makes git run a program, read more configuration,
+// A repository's .git/config after a step: settings git writes and only stores: none makes git run a program, read more configuration,
 // or reach another repository. Sorted by section, then name.
-struct InertKey {
+struct RepoKey {
     std::string_view section;
     std::string_view name;
     bool sub;  // written as [section "sub"]
 };
-constexpr InertKey kInertKeys[] = {
+constexpr RepoKey kRepoInertKeys[] = {
     {"branch", "merge", true},  // the upstream branch's name
     {"branch", "rebase", true},  // pull rebases instead of merging
     {"branch", "remote", true},  // the upstream remote's name (one of the remotes already there)
@@ -258,7 +258,7 @@ constexpr InertKey kInertKeys[] = {
 };
 
 bool on_inert_list(const Entry& e) {
-    for (const auto& k : kInertKeys)
+    for (const auto& k : kRepoInertKeys)
         if (k.section == e.section && (k.name == "*" || k.name == e.name) && k.sub == e.has_sub) return true;
     return false;
 }
@@ -328,7 +328,8 @@ namespace toolcage::gitconfig {
 
 namespace {
 
-// Keys a step may keep: section, name ("*": any), and whether a subsection may be present.
+// The user's global and system configuration as a step sees it (a copy of these keys alone):
+// section, name ("*": any), and whether a subsection may be present.
 // Each says why it is safe to hand to a worker: it names no program, no file and no remote.
 struct InertKey {
     std::string_view section;
