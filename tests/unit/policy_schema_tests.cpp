@@ -59,6 +59,8 @@ TEST_CASE("each malformed field is reported at its pointer") {
         {R"({"relay": {"allow": ["Example.org"]}})", "p.json: /relay/allow/0: \"Example.org\": host names are written in lowercase"},
         {R"({"relay": {"allow": ["a..b"]}})", "p.json: /relay/allow/0: \"a..b\": the host name has an empty label"},
         {R"({"relay": {"enabled": "yes"}})", "p.json: /relay/enabled: \"yes\": must be true or false"},
+        {R"({"allow_runs": "sandbox"})", "p.json: /allow_runs: \"sandbox\": must be \"cage\" (allowed commands run in the read-only cage) or \"bare\""},
+        {R"({"allow_runs": true})", "p.json: /allow_runs: true: must be \"cage\""},
         {R"({"relay": {"upstream": "socks5://x:1"}})", "p.json: /relay/upstream: \"socks5://x:1\": must be"},
     };
     for (const auto& c : cases) {
@@ -113,4 +115,6 @@ TEST_CASE("a full document converts to the model") {
     CHECK(p.cage.limits.nofile == 4096);
     CHECK(p.relay.enabled);
     CHECK(p.relay.allow == std::vector<std::string>{"pypi.org"});
+    CHECK(p.allow_runs == "cage");
+    CHECK(toolcage::policy_from_json(json::parse(R"({"allow_runs": "bare"})"), "b.json").allow_runs == "bare");
 }
