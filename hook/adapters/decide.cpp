@@ -32,9 +32,12 @@ Verdict judge_shell(const ToolCall& call, const DecideContext& dc) {
     const bool read_only_cage = dc.policy.allow_runs != "bare";
     if (v.decision == Decision::allow || (read_only_cage && v.rule == "git.network-read"))
         if (auto g = check_git_config(cmd, call.cwd, ctx.home)) {
-            if (read_only_cage)
-                v = {Decision::allow, g->rule, g->reason + " (read-only: no writes, no network)"};
-            else
+            if (read_only_cage) {
+                std::string why = g->reason;
+                const std::string caged = ": the command runs in the cage";
+                if (why.ends_with(caged)) why.resize(why.size() - caged.size());
+                v = {Decision::allow, g->rule, why + ": it runs in the read-only cage (no writes, no network)"};
+            } else
                 v = *g;
         }
     // A provably read-only `python3 -c` needs no cage that can write.

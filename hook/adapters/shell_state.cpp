@@ -57,16 +57,17 @@ const Builtin* builtin(std::string_view name) {
 }
 
 // Variables the agent's shell must never get from a command toolcage let through: they change
-// what the next command (toolcage itself among them) loads or runs. Sorted.
-constexpr std::array<std::string_view, 14> kGuardedVariables = {
-    "BASHOPTS", "BASH_ENV", "CDPATH", "ENV", "GCONV_PATH", "GLIBC_TUNABLES", "HOSTALIASES",
-    "IFS", "LOCPATH", "NLSPATH", "PROMPT_COMMAND", "PS0", "PS4", "SHELLOPTS",
+// what the next command (toolcage itself among them: its home, its log, its policies) loads,
+// runs or refuses. Sorted.
+constexpr std::array<std::string_view, 17> kGuardedVariables = {
+    "BASHOPTS", "BASH_ENV", "CDPATH", "ENV", "GCONV_PATH", "GLIBC_TUNABLES", "HOME", "HOSTALIASES",
+    "IFS", "LOCPATH", "NLSPATH", "PATH", "PROMPT_COMMAND", "PS0", "PS4", "SHELLOPTS", "TMPDIR",
 };
 static_assert(std::is_sorted(kGuardedVariables.begin(), kGuardedVariables.end()));
 
 bool guarded_variable(std::string_view name) {
-    if (name.starts_with("LD_") || name.starts_with("MALLOC_") || name.starts_with("BASH_FUNC"))
-        return true;
+    for (std::string_view prefix : {"LD_", "MALLOC_", "BASH_FUNC", "TOOLCAGE", "XDG_", "HERMES_", "CLAUDE"})
+        if (name.starts_with(prefix)) return true;
     return std::binary_search(kGuardedVariables.begin(), kGuardedVariables.end(), name);
 }
 

@@ -587,7 +587,10 @@ TEST_CASE("cage status: exit codes, signals, and a missing program", "[cage][run
     CHECK(run_sh("exit 0").status == 0);
     CHECK(run_sh("exit 7").status == 7);
     CHECK(run_sh("kill -TERM $$").status == 128 + SIGTERM);
-    Result missing = run({CAGE_RUNNER, "--policy", fx.policy_file(), "--", "no-such-program-x"});
+    // In the workspace: the runner's own directory (the test's cwd) holds a cage binary, which
+    // no workspace may (common/workspace_choice.h).
+    Result missing = run({CAGE_RUNNER, "--policy", fx.policy_file(), "--workdir", fx.ws.string(), "--",
+                          "no-such-program-x"});
     CHECK(missing.status == 127);
     CHECK(missing.out.find("execvp(\"no-such-program-x\")") != std::string::npos);
 }

@@ -5,7 +5,10 @@
 # conftest.py under `pytest --collect-only`) is first shown to work bare, then run as Claude
 # Code would run the hook's answer: its writes to a canary outside and inside the workspace fail
 # and its network is closed, while the legitimate output of `git status`, `ls`, `grep`, `cat` is
-# what it is bare. Run for a HOME under /tmp and under /home, as root and as an unprivileged user.
+# what it is bare. Then a workspace is never a home: `toolcage run` refuses /, $HOME and its
+# parent; a dotfiles .git in the home does not widen the workspace (the project below it is the
+# workspace, and a caged step cannot write the home); in the home itself the hook asks.
+# Run for a HOME under /tmp and under /home, as root and as an unprivileged user.
 # Usage: read_only_escapes.sh TOOLCAGE_BINARY   (exit 77 when it cannot run here)
 set -euo pipefail
 
@@ -216,6 +219,32 @@ $RUN_OUT"
     else
         note "pytest is not installed for /usr/bin/python3: the conftest.py case is skipped"
     fi
+    # ---- a workspace is never a home -----------------------------------------------------
+    for wd in "$HOME" / "$(dirname "$HOME")"; do
+        if out=$(cd "$WS" && "$TOOLCAGE" run --workdir "$wd" -- /bin/true 2>&1); then
+            fail "toolcage run --workdir $wd was not refused"
+        fi
+        case "$out" in *"cannot be a workspace"*) ;; *) fail "--workdir $wd: $out" ;; esac
+        if out=$(cd "$WS" && "$TOOLCAGE" run --workspace "$wd" -- /bin/true 2>&1); then
+            fail "toolcage run --workspace $wd was not refused"
+        fi
+    done
+    ok "toolcage run refuses /, the home and its parent as a workspace"
+    # A dotfiles repository in the home does not widen the workspace: the project below is it.
+    git "${git_id[@]}" init -q "$HOME"
+    mkdir -p "$HOME/proj2/src"
+    echo '{}' >"$HOME/proj2/package.json"
+    rw=$(claude_run_cmd "make" "$HOME/proj2/src")
+    case "$rw" in *"--workspace '$HOME/proj2' "*) ;; *) fail "dotfiles .git: the workspace is not proj2: $rw" ;; esac
+    rw=$(claude_run_cmd "touch ~/.bashrc-canary" "$HOME/proj2/src")
+    RUN_OUT=$(cd "$HOME/proj2/src" && bash -c "$rw" 2>&1) || true
+    [ ! -e "$HOME/.bashrc-canary" ] || fail "a caged step under a dotfiles repository wrote the home"
+    # In the home itself there is no workspace: a command to cage is asked about.
+    answer=$("$PY" -c 'import json,sys; print(json.dumps({"hook_event_name":"PreToolUse","tool_name":"Bash",
+"tool_input":{"command":"make"},"cwd":sys.argv[1],"session_id":"s"}))' "$HOME" | "$TOOLCAGE" hook --agent claude)
+    case "$answer" in *'"permissionDecision":"ask"'*hook.no-workspace*) ;; *) fail "make in the home: $answer" ;; esac
+    rm -rf "$HOME/.git"
+    ok "a dotfiles .git in the home does not widen the workspace; in the home itself the hook asks"
     echo "PASS [$LAYOUT/$(id -un)]"
 }
 

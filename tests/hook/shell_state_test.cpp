@@ -26,6 +26,7 @@ TEST_CASE("anything that runs a program, writes a file or changes what later com
     for (const char* c : {"ls", "cd sub && ls", "echo $(id)", "echo `id`", "echo hi > f", "echo hi >> /tmp/x",
                           "command ls", "source ./env.sh", ". x", "eval ls", "exec ls", "alias ls='rm -rf ~'",
                           "export LD_PRELOAD=/ws/x.so", "export BASH_ENV=/ws/x", "export PROMPT_COMMAND=id",
+                          "export HOME=/ws", "export PATH=/ws/bin:$PATH", "export TOOLCAGE_LOG=/ws/l", "XDG_STATE_HOME=/ws",
                           "export -f f", "LD_LIBRARY_PATH=/ws cd x", "f() { ls; }", "if true; then echo; fi",
                           "echo ${x:-$(id)}", "echo a &", "cat <<<x", "umask 000", "trap 'ls' EXIT", "set -- $(id)",
                           "echo <(id)", "", "cd 'unterminated"}) {

@@ -62,6 +62,8 @@ TEST_CASE("each malformed field is reported at its pointer") {
         {R"({"relay": {"credentialed": "api.anthropic.com"}})", "p.json: /relay/credentialed: "},
         {R"({"relay": {"credentialed": ["API.anthropic.com"]}})", "p.json: /relay/credentialed/0: \"API.anthropic.com\": host names are written in lowercase"},
         {R"({"relay": {"credentialed": ["*.com"]}})", "p.json: /relay/credentialed/0: \"*.com\": a wildcard must name at least two labels"},
+        {R"({"allow_runs": "sandbox"})", "p.json: /allow_runs: \"sandbox\": must be \"cage\" (allowed commands run in the read-only cage) or \"bare\""},
+        {R"({"allow_runs": true})", "p.json: /allow_runs: true: must be \"cage\""},
         {R"({"relay": {"upstream": "socks5://x:1"}})", "p.json: /relay/upstream: \"socks5://x:1\": must be"},
     };
     for (const auto& c : cases) {
@@ -119,4 +121,6 @@ TEST_CASE("a full document converts to the model") {
     CHECK(p.relay.allow == std::vector<std::string>{"pypi.org", "api.anthropic.com"});
     CHECK(p.relay.credentialed == std::vector<std::string>{"api.anthropic.com"});
     CHECK(toolcage::policy_to_json(p)["relay"]["credentialed"] == json::array({"api.anthropic.com"}));
+    CHECK(p.allow_runs == "cage");
+    CHECK(toolcage::policy_from_json(json::parse(R"({"allow_runs": "bare"})"), "b.json").allow_runs == "bare");
 }
