@@ -264,7 +264,9 @@ def ask_toolcage(cfg, tool_name, args, task_id, session_id):
         "tool_name": tool_name,
         "tool_input": args if isinstance(args, dict) else {},
         "session_id": session_id or task_id or "",
-        "cwd": file_base_dir(task_id, args) if tool_name in ("write_file", "patch") else real_cwd(task_id, args),
+        # The session's directory; toolcage joins a terminal call's own `workdir` to it, as the
+        # terminal's `cd` does.
+        "cwd": file_base_dir(task_id, args) if tool_name in ("write_file", "patch") else real_cwd(task_id, {}),
         "extra": {"source": "toolcage hermes plugin", "task_id": task_id or ""},
     }
     env = dict(os.environ)

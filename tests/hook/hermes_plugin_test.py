@@ -324,6 +324,12 @@ class Behaviour:
         self.assertTrue(ran)
         self.assertIn("--workdir '" + os.path.join(self.ws, ".git") + "'", args["command"])
 
+    def test_relative_workdir_is_joined_to_the_sessions_directory(self):
+        os.makedirs(os.path.join(self.ws, "sub"))
+        ran, args, _ = self.hermes().call("terminal", {"command": "make", "workdir": "sub"})
+        self.assertTrue(ran)
+        self.assertIn("--workdir '" + os.path.join(self.ws, "sub") + "'", args["command"])
+
     def test_terminal_cwd_does_not_override_the_real_cwd(self):
         os.environ["TERMINAL_CWD"] = self.home
         self.fakes.session_cwds["task-1"] = self.ws
