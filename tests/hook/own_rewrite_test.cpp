@@ -221,3 +221,20 @@ TEST_CASE("hook: an agent that closed its end gets exit 2, not a silent death", 
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 2);
 }
+
+TEST_CASE("hermes: toolcage's plugin in the profile is protected like the profile's config",
+          "[hermes][self-protect]") {
+    HookFixture f;
+    const std::string plugin = f.hermes_home + "/plugins/toolcage";
+    make_dirs(plugin);
+    for (const std::string& cmd :
+         {"echo '{}' > " + plugin + "/config.json", "rm -rf " + f.hermes_home + "/plugins",
+          "python3 -c \"open('" + plugin + "/__init__.py','w')\""}) {
+        auto r = f.hook(hermes_terminal(cmd, f.ws));
+        INFO(cmd);
+        require_block(r);
+    }
+    auto w = f.hook(hermes_payload("write_file", {{"path", plugin + "/__init__.py"}, {"content", "x"}}, f.ws));
+    require_block(w);
+    CHECK(parse_out(w)["message"].get<std::string>().find("self.protected") != std::string::npos);
+}
