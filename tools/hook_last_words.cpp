@@ -28,16 +28,26 @@ void last_words(const char* why) {
 // Messages are fixed text: they go into JSON as they are, so no quotes or backslashes.
 const char* signal_text(int sig) {
     switch (sig) {
-        case SIGSEGV: return "the hook crashed (SIGSEGV)";
-        case SIGBUS: return "the hook crashed (SIGBUS)";
-        case SIGFPE: return "the hook crashed (SIGFPE)";
-        case SIGILL: return "the hook crashed (SIGILL)";
-        case SIGABRT: return "the hook aborted (SIGABRT)";
-        case SIGTERM: return "the hook was told to stop (SIGTERM)";
-        case SIGINT: return "the hook was interrupted (SIGINT)";
-        case SIGHUP: return "the hook lost its terminal (SIGHUP)";
-        case SIGXCPU: return "the hook ran out of CPU time (SIGXCPU)";
-        default: return "the hook got a fatal signal";
+        case SIGSEGV:
+            return "the hook crashed (SIGSEGV)";
+        case SIGBUS:
+            return "the hook crashed (SIGBUS)";
+        case SIGFPE:
+            return "the hook crashed (SIGFPE)";
+        case SIGILL:
+            return "the hook crashed (SIGILL)";
+        case SIGABRT:
+            return "the hook aborted (SIGABRT)";
+        case SIGTERM:
+            return "the hook was told to stop (SIGTERM)";
+        case SIGINT:
+            return "the hook was interrupted (SIGINT)";
+        case SIGHUP:
+            return "the hook lost its terminal (SIGHUP)";
+        case SIGXCPU:
+            return "the hook ran out of CPU time (SIGXCPU)";
+        default:
+            return "the hook got a fatal signal";
     }
 }
 

@@ -109,6 +109,10 @@ ToolCall parse_hermes(const json& payload, const HookEnv& env) {
         throw PayloadError("payload /profile: \"" + c.profile +
                            "\" is not a profile name (letters, digits, - and _)");
     c.profile_dir = hermes_profile_dir(env, c.profile);
+    // toolcage's Hermes plugin (its code and the config.json naming this binary): an agent that
+    // could rewrite it would decide its own calls.
+    if (!c.profile_dir.empty()) c.protected_extra.push_back(c.profile_dir + "/plugins/toolcage");
+    if (!env.home.empty()) c.protected_extra.push_back(env.home + "/.hermes/plugins/toolcage");
     // The root of Hermes's tree holds the default profile and the profiles list itself.
     if (!env.home.empty())
         for (const char* f : {"/.hermes/config.yaml", "/.hermes/.env", "/.hermes/SOUL.md",

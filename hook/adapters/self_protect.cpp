@@ -17,7 +17,7 @@ const char* const kProfileFiles[] = {"SOUL.md", "config.yaml", ".env", "shell-ho
 
 // Names distinctive enough that seeing them inside a script string is reason to refuse.
 const char* const kDistinctive[] = {"SOUL.md", "shell-hooks-allowlist.json", "toolcage.json",
-                                    "toolcage-relay", "share/toolcage/profiles"};
+                                    "toolcage-relay", "share/toolcage/profiles", "plugins/toolcage"};
 
 // Programs that remove, move or re-permission whole trees: naming an ancestor of a protected
 // file is as good as naming the file.

@@ -64,7 +64,8 @@ fs::path hermes_plugin_source(const std::string& given) {
         // Installed: <prefix>/bin/toolcage and <prefix>/share/...; the build tree: <bindir>/share.
         const fs::path bin_dir = fs::path(toolcage_binary()).parent_path();
         dir = bin_dir / ".." / "share" / "toolcage" / "plugins" / "hermes";
-        if (!fs::is_directory(dir, ec) && fs::is_directory(bin_dir / "share" / "toolcage" / "plugins" / "hermes", ec))
+        if (!fs::is_directory(dir, ec) &&
+            fs::is_directory(bin_dir / "share" / "toolcage" / "plugins" / "hermes", ec))
             dir = bin_dir / "share" / "toolcage" / "plugins" / "hermes";
     }
     fs::path real = fs::canonical(dir, ec);
@@ -104,7 +105,8 @@ PluginFilesPlan plan_plugin_files(const fs::path& hermes_home, const fs::path& s
                     "away and run again (nothing was changed)");
     for (const char* f : kCopied)
         p.edits.push_back(FileEdit{state_of(p.dir / f, hermes_home), slurp(source / f),
-                                   std::string("installed the toolcage plugin's ") + f, 0644, false});
+                                   std::string("installed the toolcage plugin's ") + f, 0644,
+                                   false});
     bool made = !fs::exists(p.dir.parent_path(), ec);
     if (ours(config)) {
         auto old = nlohmann::json::parse(config.content, nullptr, false);
@@ -123,14 +125,16 @@ PluginFilesPlan plan_plugin_removal(const fs::path& hermes_home) {
     if (!fs::is_directory(p.dir, ec)) return p;
     FileState config = read_file_state(p.dir / kConfig);
     if (!ours(config)) return p;  // not ours: leave it
-    p.made_plugins_dir = nlohmann::json::parse(config.content, nullptr, false).value("made_plugins_dir", false);
+    p.made_plugins_dir =
+        nlohmann::json::parse(config.content, nullptr, false).value("made_plugins_dir", false);
     for (const char* f : kCopied) {
         FileState st = read_file_state(p.dir / f);
         if (st.exists)
-            p.edits.push_back(FileEdit{st, std::nullopt, std::string("removed the toolcage plugin's ") + f,
-                                       0600, false});
+            p.edits.push_back(FileEdit{
+                st, std::nullopt, std::string("removed the toolcage plugin's ") + f, 0600, false});
     }
-    p.edits.push_back(FileEdit{config, std::nullopt, "removed the plugin's config.json", 0600, false});
+    p.edits.push_back(
+        FileEdit{config, std::nullopt, "removed the plugin's config.json", 0600, false});
     return p;
 }
 
@@ -139,7 +143,8 @@ void make_plugin_dir(const PluginFilesPlan& p) {
     for (const fs::path& d : {p.dir.parent_path(), p.dir}) {
         if (fs::is_directory(d, ec)) continue;
         if (::mkdir(d.c_str(), 0755) != 0)
-            throw Error(syscall_error("mkdir(" + d.string() + ")", errno) + " (nothing was changed)");
+            throw Error(syscall_error("mkdir(" + d.string() + ")", errno) +
+                        " (nothing was changed)");
         struct stat o {};
         if (::geteuid() == 0 && ::stat(d.parent_path().c_str(), &o) == 0 &&
             ::chown(d.c_str(), o.st_uid, o.st_gid) != 0)
@@ -156,7 +161,7 @@ void remove_plugin_dir_if_empty(const PluginFilesPlan& p) {
             if (e.path().filename().string().starts_with("__init__.")) fs::remove(e.path(), ec);
         fs::remove(cache, ec);  // only when empty
     }
-    fs::remove(p.dir, ec);  // only when empty
+    fs::remove(p.dir, ec);                                        // only when empty
     if (p.made_plugins_dir) fs::remove(p.dir.parent_path(), ec);  // only when empty
 }
 
@@ -280,7 +285,8 @@ EnableEdit enable_plugin(const std::string& config_text) {
                         return e;
                     }
                     std::string item(trim(m.substr(mi + 2)));
-                    if (item == name || item == "\"" + name + "\"" || item == "'" + name + "'") return e;
+                    if (item == name || item == "\"" + name + "\"" || item == "'" + name + "'")
+                        return e;
                 }
                 if (item_indent == std::string::npos) break;  // `enabled:` with no items: by hand
                 insert(i + 1, fenced({std::string(item_indent, ' ') + "- " + name}, std::nullopt));
@@ -305,13 +311,15 @@ std::optional<std::string> disable_plugin(const std::string& config_text, const 
     size_t end = begin + 1;
     while (end < t.lines.size() && bare(t.lines[end]) != kEnd) ++end;
     if (end == t.lines.size())
-        throw Error(file + ": line " + std::to_string(begin + 1) + ": toolcage's plugin lines have no end line (" +
-                    std::string(kEnd) + "); fix it by hand (nothing was changed)");
+        throw Error(file + ": line " + std::to_string(begin + 1) +
+                    ": toolcage's plugin lines have no end line (" + std::string(kEnd) +
+                    "); fix it by hand (nothing was changed)");
     std::optional<std::string> replaced;
     if (begin + 1 < end && bare(t.lines[begin + 1]).starts_with(kFlagReplaced))
         replaced = std::string(bare(t.lines[begin + 1]).substr(kFlagReplaced.size()));
     const std::string cr = t.cr();
-    t.lines.erase(t.lines.begin() + static_cast<long>(begin), t.lines.begin() + static_cast<long>(end) + 1);
+    t.lines.erase(t.lines.begin() + static_cast<long>(begin),
+                  t.lines.begin() + static_cast<long>(end) + 1);
     if (replaced) t.lines.insert(t.lines.begin() + static_cast<long>(begin), *replaced + cr);
     return t.join();
 }

@@ -26,8 +26,8 @@ std::string hermes_plugin_config(const std::string& toolcage_bin, const fs::path
                                  bool made_plugins_dir = false);
 
 struct PluginFilesPlan {
-    fs::path dir;                 // <profile>/plugins/toolcage
-    std::vector<FileEdit> edits;  // plugin.yaml, __init__.py, config.json
+    fs::path dir;                   // <profile>/plugins/toolcage
+    std::vector<FileEdit> edits;    // plugin.yaml, __init__.py, config.json
     bool made_plugins_dir = false;  // uninstall: install made <profile>/plugins
 };
 

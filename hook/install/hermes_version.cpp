@@ -47,7 +47,8 @@ std::string find_on_path(const std::string& name) {
         std::string dir = p.substr(start, end - start);
         if (!dir.empty()) {
             fs::path cand = fs::path(dir) / name;
-            if (::access(cand.c_str(), X_OK) == 0 && fs::is_regular_file(cand)) return cand.string();
+            if (::access(cand.c_str(), X_OK) == 0 && fs::is_regular_file(cand))
+                return cand.string();
         }
         start = end + 1;
     }
@@ -95,7 +96,8 @@ std::optional<std::string> run_for_output(const std::vector<std::string>& argv, 
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     bool timed_out = false;
     for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
             timed_out = true;
             break;
@@ -133,16 +135,19 @@ DetectedHermes detect_hermes(const std::string& given) {
     }
     std::string hermes = find_on_path("hermes");
     if (hermes.empty()) {
-        d.source = "no `hermes` on PATH; pass --hermes-version X.Y.Z to say which Hermes this is for";
+        d.source =
+            "no `hermes` on PATH; pass --hermes-version X.Y.Z to say which Hermes this is for";
         return d;
     }
     std::string python = interpreter_of(hermes);
-    if (python.empty() || fs::path(python).filename().string().find("python") == std::string::npos) {
+    if (python.empty() ||
+        fs::path(python).filename().string().find("python") == std::string::npos) {
         d.source = hermes + " is not a Python entry point; pass --hermes-version X.Y.Z";
         return d;
     }
     auto out = run_for_output(
-        {python, "-c", "import sys, hermes_cli; sys.stdout.write(str(hermes_cli.__version__))"}, 20);
+        {python, "-c", "import sys, hermes_cli; sys.stdout.write(str(hermes_cli.__version__))"},
+        20);
     if (out) d.version = parse_hermes_version(*out);
     d.source = d.version ? "hermes_cli.__version__ of " + hermes
                          : python + " could not tell hermes_cli.__version__ (for " + hermes +
@@ -159,7 +164,8 @@ std::string enforcement_report(const DetectedHermes& d) {
     if (!v.at_least(0, 19, 0)) {
         return out +
                "  older than 0.19.0, the first Hermes with tool_request middleware and plugin "
-               "approvals: toolcage cannot cage or ask there and claims nothing; the plugin refuses "
+               "approvals: toolcage cannot cage or ask there and claims nothing; the plugin "
+               "refuses "
                "every call it would cage. Upgrade Hermes.\n";
     }
     out +=
@@ -170,8 +176,9 @@ std::string enforcement_report(const DetectedHermes& d) {
     if (v.at_least(0, 20, 2))
         out += ", cages (modify)";
     else
-        out += "; cannot cage (Hermes ignores its modify answer before 0.20.2): a caged command "
-               "would run bare without the plugin";
+        out +=
+            "; cannot cage (Hermes ignores its modify answer before 0.20.2): a caged command "
+            "would run bare without the plugin";
     if (v.at_least(0, 20, 1))
         out += "; fail_closed: a hook that times out, is missing or answers non-JSON blocks";
     else

@@ -124,6 +124,17 @@ def real_cwd(task_id, args):
     return cwd
 
 
+def file_base_dir(task_id, args):
+    """Where the file tools resolve a relative path: their own base directory (the session's
+    record under the task id, a registered override, TERMINAL_CWD, the process directory);
+    the terminal's directory where this Hermes has no such function."""
+    try:
+        from tools.file_tools import _resolve_base_dir
+    except (ImportError, AttributeError):
+        return real_cwd(task_id, {})
+    return str(_resolve_base_dir(task_id or "default"))
+
+
 def _truthy(value):
     return str(value or "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -253,7 +264,9 @@ def ask_toolcage(cfg, tool_name, args, task_id, session_id):
         "tool_name": tool_name,
         "tool_input": args if isinstance(args, dict) else {},
         "session_id": session_id or task_id or "",
-        "cwd": real_cwd(task_id, args),
+        # The session's directory; toolcage joins a terminal call's own `workdir` to it, as the
+        # terminal's `cd` does.
+        "cwd": file_base_dir(task_id, args) if tool_name in ("write_file", "patch") else real_cwd(task_id, {}),
         "extra": {"source": "toolcage hermes plugin", "task_id": task_id or ""},
     }
     env = dict(os.environ)

@@ -71,8 +71,13 @@ class FakeHermesModules:
         ap.is_current_session_yolo_enabled = lambda: fake.session_yolo
         ap._is_interactive_cli = lambda: fake.interactive
         ap._is_gateway_approval_context = lambda: fake.gateway
+        ft = types.ModuleType("tools.file_tools")
+        # The file tools' base: the record under the task id, else TERMINAL_CWD, else the process.
+        ft._resolve_base_dir = lambda task_id="default": (
+            fake.session_cwds.get(task_id) or os.environ.get("TERMINAL_CWD") or fake.env_cwd)
         tools = types.ModuleType("tools")
         tools.terminal_tool = tt
+        tools.file_tools = ft
         tools.approval = ap
         hc = types.ModuleType("hermes_constants")
         hc.get_hermes_home = lambda: hermes_home
@@ -84,6 +89,7 @@ class FakeHermesModules:
             "tools": tools,
             "tools.terminal_tool": tt,
             "tools.approval": ap,
+            "tools.file_tools": ft,
             "hermes_constants": hc,
             "gateway": gw,
             "gateway.session_context": sc,
@@ -318,6 +324,12 @@ class Behaviour:
         self.assertTrue(ran)
         self.assertIn("--workdir '" + os.path.join(self.ws, ".git") + "'", args["command"])
 
+    def test_relative_workdir_is_joined_to_the_sessions_directory(self):
+        os.makedirs(os.path.join(self.ws, "sub"))
+        ran, args, _ = self.hermes().call("terminal", {"command": "make", "workdir": "sub"})
+        self.assertTrue(ran)
+        self.assertIn("--workdir '" + os.path.join(self.ws, "sub") + "'", args["command"])
+
     def test_terminal_cwd_does_not_override_the_real_cwd(self):
         os.environ["TERMINAL_CWD"] = self.home
         self.fakes.session_cwds["task-1"] = self.ws
@@ -378,6 +390,13 @@ class Behaviour:
 
     def test_file_write_outside_the_workspace_is_blocked(self):
         ran, _, msg = self.hermes().call("write_file", {"path": os.path.join(self.home, ".bashrc"), "content": "x"})
+        self.assertFalse(ran)
+        self.assertIn("toolcage: file.", msg)
+
+    def test_file_write_resolves_where_the_file_tools_do(self):
+        # A relative path lands in the file tools' base: inside .git after the session's cd there.
+        self.fakes.session_cwds["task-1"] = os.path.join(self.ws, ".git")
+        ran, _, msg = self.hermes().call("write_file", {"path": "hooks/pre-commit", "content": "x"})
         self.assertFalse(ran)
         self.assertIn("toolcage: file.", msg)
 

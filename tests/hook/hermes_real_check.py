@@ -68,6 +68,13 @@ from hermes_cli import plugins  # noqa: E402
 plugins.discover_plugins()
 loaded = {p.get("name"): p for p in plugins.get_plugin_manager().list_plugins()}
 check("plugin loaded by Hermes", loaded.get("toolcage", {}).get("enabled"), loaded.get("toolcage"))
+# The second layer: the shell hook as Hermes registers it at start, approved by the allowlist
+# entry `toolcage install hermes` recorded (no consent prompt, no accept flag).
+from agent import shell_hooks  # noqa: E402
+from hermes_cli.config import load_config  # noqa: E402
+
+specs = shell_hooks.register_from_config(load_config())
+check("shell hook registered from the allowlist entry", len(specs) == 1, specs)
 
 
 def call(args, tool="terminal", task="t1"):
@@ -94,6 +101,9 @@ if CASE == "all":
     out, _ = call({"command": "bash build.sh"})
     check("caged script writes the workspace", os.path.exists(os.path.join(ws, "made.txt")), out)
     check("caged script cannot write the home", not os.path.exists(os.path.join(home, "pwned.txt")), out)
+    log = open(os.path.join(root, "decisions.jsonl")).read()
+    check("the shell hook passed the plugin's rewrite as toolcage's own (no cage in the cage)",
+          '"rule":"hook.own-rewrite"' in log.replace(" ", ""), log[-800:])
 
     out, _ = call({"command": "cd .git"})
     out2, _ = call({"command": "rm -rf objects"})

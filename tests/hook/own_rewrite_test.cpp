@@ -37,7 +37,8 @@ void require_block(const RunResult& r) {
 
 }  // namespace
 
-TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact bytes", "[own-rewrite]") {
+TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact bytes",
+          "[own-rewrite]") {
     using namespace toolcage::hook;
     for (std::string inner : {"npm install", "echo 'it'\\''s' \"$HOME\" `id`", "a\nb", "", "'"}) {
         std::string rw = cage_rewrite("/opt/tc/toolcage", "forge", "/home/u/src/p", inner);
@@ -53,14 +54,20 @@ TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact by
         CHECK_FALSE(parse_rewrite(rw + "; rm -rf ~"));
         CHECK_FALSE(parse_rewrite("cd /tmp && " + rw));
     }
-    CHECK_FALSE(parse_rewrite("/opt/tc/toolcage run --policy forge --workdir /home/u/src/p -- /bin/bash -c 'npm install'"));
-    CHECK_FALSE(parse_rewrite("'/opt/tc/toolcage' run --policy \"forge\" --workdir '/w' -- /bin/bash -c 'x'"));
-    CHECK_FALSE(parse_rewrite("'/opt/tc/toolcage' run --policy 'forge' --workdir '/w' -- /bin/sh -c 'x'"));
-    CHECK_FALSE(parse_rewrite("'/opt/tc/toolcage' run --policy 'forge' --workdir \"$W\" -- /bin/bash -c 'x'"));
+    CHECK_FALSE(
+        parse_rewrite("/opt/tc/toolcage run --policy forge --workdir /home/u/src/p -- /bin/bash -c "
+                      "'npm install'"));
+    CHECK_FALSE(parse_rewrite(
+        "'/opt/tc/toolcage' run --policy \"forge\" --workdir '/w' -- /bin/bash -c 'x'"));
+    CHECK_FALSE(
+        parse_rewrite("'/opt/tc/toolcage' run --policy 'forge' --workdir '/w' -- /bin/sh -c 'x'"));
+    CHECK_FALSE(parse_rewrite(
+        "'/opt/tc/toolcage' run --policy 'forge' --workdir \"$W\" -- /bin/bash -c 'x'"));
     CHECK_FALSE(parse_rewrite("not a 'command"));
 }
 
-TEST_CASE("own rewrite: the shell hook passes the plugin's rewrite unchanged, wherever Hermes runs", "[own-rewrite]") {
+TEST_CASE("own rewrite: the shell hook passes the plugin's rewrite unchanged, wherever Hermes runs",
+          "[own-rewrite]") {
     HookFixture f;
     std::string rw = rewrite_of(f, "npm install", f.ws);
     // The shell hook's cwd is Hermes's own directory, not the terminal's.
@@ -78,15 +85,17 @@ TEST_CASE("own rewrite: look-alikes are judged as usual", "[own-rewrite]") {
     std::string other = f.root / "toolcage";
     write_file(other, "#!/bin/sh\n");
     std::vector<std::string> lookalikes = {
-        rw + " ",                                                                    // not the bytes
-        rw + "; rm -rf ~",                                                           // more after it
-        toolcage::hook::cage_rewrite(other, "default", f.ws, "npm install"),         // another binary
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "strict", f.ws, "npm install"),   // another policy
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", "/", "npm install"),   // the root as workdir
+        rw + " ",                                                             // not the bytes
+        rw + "; rm -rf ~",                                                    // more after it
+        toolcage::hook::cage_rewrite(other, "default", f.ws, "npm install"),  // another binary
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "strict", f.ws,
+                                     "npm install"),  // another policy
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", "/",
+                                     "npm install"),  // the root as workdir
         toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.home, "npm install"),  // the home
         toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws + "/../ws", "npm install"),
         toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws + "/missing", "npm install"),
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws, rw),             // nested
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws, rw),  // nested
     };
     for (const auto& cmd : lookalikes) {
         auto r = f.hook(hermes_terminal(cmd, f.ws));
@@ -103,7 +112,8 @@ TEST_CASE("own rewrite: a rewrite of a destructive command stays denied", "[own-
     CHECK(parse_out(r)["message"].get<std::string>().find("rm.home") != std::string::npos);
 }
 
-TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still asks", "[own-rewrite]") {
+TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still asks",
+          "[own-rewrite]") {
     HookFixture f;
     std::string policy = f.ask_policy(true);
     auto r = f.hook(hermes_terminal("echo ask-me", f.ws), {"--policy", policy});
@@ -122,18 +132,29 @@ TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still 
 
 TEST_CASE("hook: never ends without an answer", "[last-words]") {
     HookFixture f;
-    SECTION("garbage") { require_block(f.hook(std::string("\x01\xff{{{ not json", 14))); }
-    SECTION("huge input") { require_block(f.hook(std::string((1 << 20) + 10, 'x'))); }
+    SECTION("garbage") {
+        require_block(f.hook(std::string("\x01\xff{{{ not json", 14)));
+    }
+    SECTION("huge input") {
+        require_block(f.hook(std::string((1 << 20) + 10, 'x')));
+    }
     SECTION("huge valid JSON") {
         require_block(f.hook(hermes_terminal(std::string((1 << 20) + 10, 'a'), f.ws)));
     }
-    SECTION("deeply nested JSON") { require_block(f.hook(std::string(200000, '['))); }
+    SECTION("deeply nested JSON") {
+        require_block(f.hook(std::string(200000, '[')));
+    }
     SECTION("unreadable policy") {
-        require_block(f.hook(hermes_terminal("ls", f.ws), {"--policy", f.root / "no-such-policy.json"}));
+        require_block(
+            f.hook(hermes_terminal("ls", f.ws), {"--policy", f.root / "no-such-policy.json"}));
         require_block(f.hook(hermes_terminal("ls", f.ws), {"--policy", f.ws}));  // a directory
     }
-    SECTION("bad command line") { require_block(f.hook(hermes_terminal("ls", f.ws), {"--no-such-flag"})); }
-    SECTION("empty input") { require_block(f.hook(std::string())); }
+    SECTION("bad command line") {
+        require_block(f.hook(hermes_terminal("ls", f.ws), {"--no-such-flag"}));
+    }
+    SECTION("empty input") {
+        require_block(f.hook(std::string()));
+    }
 }
 
 TEST_CASE("hook: a termination request while it waits is a block, not silence", "[last-words]") {
@@ -147,7 +168,8 @@ TEST_CASE("hook: a termination request while it waits is a block, not silence", 
         ::dup2(out[1], 1);
         ::close(in[1]);
         ::close(out[0]);
-        ::execl(TOOLCAGE_BIN, TOOLCAGE_BIN, "hook", "--agent", "hermes", static_cast<char*>(nullptr));
+        ::execl(TOOLCAGE_BIN, TOOLCAGE_BIN, "hook", "--agent", "hermes",
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     ::close(in[0]);
@@ -157,7 +179,8 @@ TEST_CASE("hook: a termination request while it waits is a block, not silence", 
     ::kill(pid, SIGTERM);
     std::string answer;
     char buf[4096];
-    for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) answer.append(buf, static_cast<size_t>(n));
+    for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;)
+        answer.append(buf, static_cast<size_t>(n));
     int status = 0;
     ::waitpid(pid, &status, 0);
     ::close(in[1]);
@@ -187,7 +210,8 @@ TEST_CASE("hook: an agent that closed its end gets exit 2, not a silent death", 
         ::signal(SIGPIPE, SIG_DFL);
         ::dup2(in[0], 0);
         ::dup2(out[1], 1);
-        ::execl(TOOLCAGE_BIN, TOOLCAGE_BIN, "hook", "--agent", "hermes", static_cast<char*>(nullptr));
+        ::execl(TOOLCAGE_BIN, TOOLCAGE_BIN, "hook", "--agent", "hermes",
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     ::close(in[0]);
@@ -196,4 +220,21 @@ TEST_CASE("hook: an agent that closed its end gets exit 2, not a silent death", 
     ::waitpid(pid, &status, 0);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 2);
+}
+
+TEST_CASE("hermes: toolcage's plugin in the profile is protected like the profile's config",
+          "[hermes][self-protect]") {
+    HookFixture f;
+    const std::string plugin = f.hermes_home + "/plugins/toolcage";
+    make_dirs(plugin);
+    for (const std::string& cmd :
+         {"echo '{}' > " + plugin + "/config.json", "rm -rf " + f.hermes_home + "/plugins",
+          "python3 -c \"open('" + plugin + "/__init__.py','w')\""}) {
+        auto r = f.hook(hermes_terminal(cmd, f.ws));
+        INFO(cmd);
+        require_block(r);
+    }
+    auto w = f.hook(hermes_payload("write_file", {{"path", plugin + "/__init__.py"}, {"content", "x"}}, f.ws));
+    require_block(w);
+    CHECK(parse_out(w)["message"].get<std::string>().find("self.protected") != std::string::npos);
 }

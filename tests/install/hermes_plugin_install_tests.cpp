@@ -87,7 +87,8 @@ TEST_CASE("a plugins: key a line scan cannot extend is left alone, with the line
         Run r = install(d);
         INFO(config << "\n" << r.out << r.err);
         CHECK(r.code == 2);
-        CHECK(r.err.find("    plugins:\n      enabled:\n        - toolcage\n") != std::string::npos);
+        CHECK(r.err.find("    plugins:\n      enabled:\n        - toolcage\n") !=
+              std::string::npos);
         CHECK(r.err.find("fail_closed: true") != std::string::npos);
         CHECK(snapshot(d.path(), true) == before);
     }
@@ -112,18 +113,20 @@ TEST_CASE("install hermes --print writes everything for an image template, with 
     REQUIRE(r.code == 0);
     CHECK(r.out.find("\"toolcage\": \"" + toolcage_path() + "\"") != std::string::npos);
     CHECK(r.out.find("    plugins:\n      enabled:\n        - toolcage\n") != std::string::npos);
-    CHECK(r.out.find("command: \"" + toolcage_path() + " hook --agent hermes\"") != std::string::npos);
+    CHECK(r.out.find("command: \"" + toolcage_path() + " hook --agent hermes\"") !=
+          std::string::npos);
     CHECK(r.out.find("\"event\": \"pre_tool_call\"") != std::string::npos);
     CHECK(r.out.find("$HERMES_HOME/plugins/toolcage/") != std::string::npos);
-    CHECK(r.out.find("cannot cage (Hermes ignores its modify answer before 0.20.2)") != std::string::npos);
+    CHECK(r.out.find("cannot cage (Hermes ignores its modify answer before 0.20.2)") !=
+          std::string::npos);
     CHECK(snapshot(d.path()).empty());  // nothing written, not even in the home
 }
 
 TEST_CASE("install hermes --dry-run on a profile that does not exist yet prints the template",
           "[install][hermes][plugin]") {
     TempDir d;
-    Run r = run_toolcage({"install", "hermes", "--dry-run", "--hermes-home", (d / "later").string()},
-                         d.str());
+    Run r = run_toolcage(
+        {"install", "hermes", "--dry-run", "--hermes-home", (d / "later").string()}, d.str());
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     CHECK(r.out.find("Nothing would be changed") != std::string::npos);
@@ -135,7 +138,8 @@ TEST_CASE("install hermes says what each Hermes version enforces, and claims not
           "[install][hermes][plugin]") {
     auto report = [](const std::string& version) {
         TempDir d;
-        return run_toolcage({"install", "hermes", "--print", "--hermes-version", version}, d.str()).out;
+        return run_toolcage({"install", "hermes", "--print", "--hermes-version", version}, d.str())
+            .out;
     };
     std::string v19 = report("0.19.0"), v201 = report("0.20.1"), v203 = report("v0.20.3"),
                 old = report("0.18.2"), bad = report("latest");
@@ -153,12 +157,16 @@ TEST_CASE("install hermes asks the hermes on PATH for its version", "[install][h
     TempDir d;
     // A Hermes as pip installs it: an entry point whose #! names its Python, and hermes_cli.
     write_file(d / "site/hermes_cli/__init__.py", "__version__ = \"0.20.3\"\n");
-    write_file(d / "bin/python3", "#!/bin/sh\nPYTHONPATH=" + (d / "site").string() + " exec /usr/bin/python3 \"$@\"\n", 0755);
-    write_file(d / "bin/hermes", "#!" + (d / "bin/python3").string() + "\nimport hermes_cli.main\n", 0755);
+    write_file(d / "bin/python3",
+               "#!/bin/sh\nPYTHONPATH=" + (d / "site").string() + " exec /usr/bin/python3 \"$@\"\n",
+               0755);
+    write_file(d / "bin/hermes", "#!" + (d / "bin/python3").string() + "\nimport hermes_cli.main\n",
+               0755);
     Run r = run_toolcage({"install", "hermes", "--print"}, d.str(),
                          {"PATH=" + (d / "bin").string() + ":/usr/bin:/bin"});
     INFO(r.out << r.err);
-    CHECK(r.out.find("Hermes 0.20.3 (hermes_cli.__version__ of " + (d / "bin/hermes").string()) != std::string::npos);
+    CHECK(r.out.find("Hermes 0.20.3 (hermes_cli.__version__ of " + (d / "bin/hermes").string()) !=
+          std::string::npos);
     Run none = run_toolcage({"install", "hermes", "--print"}, d.str(), {"PATH=/nonexistent"});
     CHECK(none.out.find("no `hermes` on PATH") != std::string::npos);
 }
