@@ -44,10 +44,11 @@ TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact by
         std::string rw = cage_rewrite("/opt/tc/toolcage", "forge", "/home/u/src/p", inner);
         auto parts = parse_rewrite(rw);
         REQUIRE(parts);
-        CHECK(parts->toolcage_bin == "/opt/tc/toolcage");
-        CHECK(parts->policy == "forge");
-        CHECK(parts->workdir == "/home/u/src/p");
-        CHECK(parts->command == inner);
+        CHECK(parts->run.toolcage_bin == "/opt/tc/toolcage");
+        CHECK(parts->run.policy == "forge");
+        CHECK(parts->run.workdir == "/home/u/src/p");
+        CHECK(parts->run.command == inner);
+        CHECK(parts->outside.empty());
         // The same words written differently are not toolcage's rewrite.
         CHECK_FALSE(parse_rewrite(rw + " "));
         CHECK_FALSE(parse_rewrite(" " + rw));
@@ -64,6 +65,38 @@ TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact by
     CHECK_FALSE(parse_rewrite(
         "'/opt/tc/toolcage' run --policy 'forge' --workdir \"$W\" -- /bin/bash -c 'x'"));
     CHECK_FALSE(parse_rewrite("not a 'command"));
+}
+
+TEST_CASE("own rewrite: every form the rewrite writes is recognised, and only those bytes", "[own-rewrite]") {
+    using namespace toolcage::hook;
+    for (bool read_only : {false, true})
+        for (std::string workspace : {std::string(), std::string("/home/u/src/p")}) {
+            CageRewrite r{"/opt/tc/toolcage", "forge", "/home/u/src/p/sub", workspace, read_only, "make test"};
+            std::string rw = cage_rewrite(r);
+            auto parts = parse_rewrite(rw);
+            REQUIRE(parts);
+            CHECK(parts->run.read_only == read_only);
+            CHECK(parts->run.workspace == workspace);
+            CHECK(parts->run.workdir == "/home/u/src/p/sub");
+            CHECK(parts->outside.empty());
+            CHECK_FALSE(parse_rewrite(rw + " "));
+            CHECK_FALSE(parse_rewrite("cd /tmp && " + rw));
+        }
+    // The shell-state prefix kept in the agent's shell: recognised with what stays outside.
+    CageRewrite r{"/opt/tc/toolcage", "forge", "/home/u/src/p", "/home/u/src/p", true, "cd sub && export A=1 && ls"};
+    std::string rw = cage_rewrite(r);
+    REQUIRE(rw.starts_with("cd sub && export A=1 && '/opt/tc/toolcage' run"));
+    auto parts = parse_rewrite(rw);
+    REQUIRE(parts);
+    CHECK(parts->outside == "cd sub && export A=1");
+    CHECK(parts->run.workdir.empty());
+    CHECK(parts->run.workspace == "/home/u/src/p");
+    // A prefix that is not shell state alone, or a prefixed run that names a workdir, is not ours.
+    std::string run_part = rw.substr(rw.find("'/opt/tc/toolcage'"));
+    CHECK_FALSE(parse_rewrite("rm -rf ~ && " + run_part));
+    CHECK_FALSE(parse_rewrite("cd $(touch /tmp/x) && " + run_part));
+    CHECK_FALSE(parse_rewrite("cd sub; " + run_part));
+    CHECK_FALSE(parse_rewrite("cd sub && " + cage_rewrite("/opt/tc/toolcage", "forge", "/w", "ls")));
 }
 
 TEST_CASE("own rewrite: the shell hook passes the plugin's rewrite unchanged, wherever Hermes runs",
