@@ -27,6 +27,9 @@ struct DoctorReport {
     std::string network_note;  // why auto fell back to landlock
     std::vector<std::string> protected_paths;
     std::vector<std::string> warnings;
+    bool audit_mode = false;  // the policy's "mode" is "audit": the hook refuses nothing
+    // Where `run` learns what Landlock refused: the kernel's audit records, or the step's stderr.
+    std::string refusal_source;
 };
 
 // `workdir` stands for the step's working directory ({workspace} is its git top level);

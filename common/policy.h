@@ -83,6 +83,9 @@ struct Policy {
     std::vector<ExtraRule> rules;
     Decision on_cage = Decision::cage;  // what a cage verdict becomes (strict: deny)
     bool hermes_approve = false;        // Hermes supports {"action":"approve"} for ask
+    // "enforce", or "audit": the hook answers allow for every call and logs what it would have
+    // answered (to roll a policy out on real traffic before it blocks anything).
+    std::string mode = "enforce";
     CagePolicy cage;
     RelayPolicy relay;
     bool operator==(const Policy&) const = default;

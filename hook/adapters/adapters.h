@@ -27,6 +27,7 @@ struct Outcome {
     Verdict verdict;
     std::string rewrite;          // cage: the command that runs the original inside the cage
     bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})
+    bool audit = false;           // audit mode: an allow that the answer must say is one
 };
 
 // What the hook process prints and how it exits.
