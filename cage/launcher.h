@@ -3,6 +3,7 @@
 #pragma once
 
 #include <signal.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <string>
@@ -21,6 +22,8 @@ struct CageSetup {
     int cap_last_cap = 0;
     PrivateNetwork network;                   // not enabled: the host's network
     int landlock_fd = -1;                     // -1: no Landlock (best effort on an old kernel)
+    std::uint32_t landlock_flags = 0;         // landlock_restrict_self() flags (audit logging)
+    int stderr_fd = -1;                       // becomes the step's stderr; -1: ours
     const SeccompProgram* seccomp = nullptr;  // null: no seccomp (best effort)
     std::vector<std::string> env;             // "K=V"
     std::vector<std::string> argv;
