@@ -233,6 +233,7 @@ public:
     void interpreter_reads(std::string_view lang, const Stream& in, Call& call);
     void sql_text(const Value& sql, std::string_view client, Call& call);
 
+    Explanation* trace = nullptr;          // explain_command: programs and hits recorded here
     int probing = 0;                       // > 0: hits only raise probe_max (what-if checks)
     Decision probe_max = Decision::allow;
     int depth = 0;        // nesting of run_string
