@@ -109,6 +109,10 @@ int watched_stderr(const CageSetup& s, std::string& what) {
         what = "dup2(" + std::to_string(s.stderr_fd) + ", 2)";
         return errno;
     }
+    if (s.stdout_to_stderr_fd && ::dup2(s.stderr_fd, STDOUT_FILENO) < 0) {
+        what = "dup2(" + std::to_string(s.stderr_fd) + ", 1)";
+        return errno;
+    }
     return 0;
 }
 

@@ -24,6 +24,7 @@ struct CageSetup {
     int landlock_fd = -1;                     // -1: no Landlock (best effort on an old kernel)
     std::uint32_t landlock_flags = 0;         // landlock_restrict_self() flags (audit logging)
     int stderr_fd = -1;                       // becomes the step's stderr; -1: ours
+    bool stdout_to_stderr_fd = false;         // and its stdout (ours are one file: keep the order)
     const SeccompProgram* seccomp = nullptr;  // null: no seccomp (best effort)
     std::vector<std::string> env;             // "K=V"
     std::vector<std::string> argv;

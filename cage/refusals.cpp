@@ -129,15 +129,15 @@ std::string path_in_line(std::string_view line) {
         std::pair{std::string_view("'"), std::string_view("'")}, {"\"", "\""},
         {"\xe2\x80\x98", "\xe2\x80\x99"}, {"`", "'"}};
     for (const auto& [open, close] : quotes) {
-        std::size_t from = 0;
-        while ((from = line.find(open, from)) != std::string_view::npos) {
+        // An opening quote is one a path follows ("can't open '/x'" has an apostrophe first).
+        for (std::size_t from = 0; (from = line.find(open, from)) != std::string_view::npos; ++from) {
             std::size_t start = from + open.size();
+            std::string_view rest = line.substr(start);
+            if (rest.empty() || !(rest[0] == '/' || rest[0] == '~' || rest.starts_with("./") || rest.starts_with("../")))
+                continue;
             std::size_t end = line.find(close, start);
             if (end == std::string_view::npos) break;
-            std::string_view in = line.substr(start, end - start);
-            if (!in.empty() && (in[0] == '/' || in[0] == '~' || in.starts_with("./") || in.starts_with("../")))
-                return std::string(in);
-            from = end + close.size();
+            return std::string(line.substr(start, end - start));
         }
     }
     // "prog: /a/b: Permission denied", "sh: 1: cannot create /a/b: Permission denied".
@@ -164,6 +164,15 @@ std::string access_in_line(const std::string& l) {
     for (std::string_view w : {"cannot open", "can't open", "read", "scandir", "opendir", "cannot access", "stat"})
         if (l.find(w) != std::string::npos) return "read";
     return {};
+}
+
+// Programs whose refusal, named first on the line, is of reading a file.
+bool reader_program(std::string_view l) {
+    for (std::string_view p : {"cat:", "head:", "tail:", "less:", "more:", "grep:", "rg:", "wc:", "sort:",
+                               "uniq:", "diff:", "cmp:", "od:", "xxd:", "file:", "md5sum:", "sha1sum:",
+                               "sha256sum:", "base64:", "strings:", "source:", ".:", "jq:"})
+        if (l.starts_with(p)) return true;
+    return false;
 }
 
 std::string normalize(const std::string& p) {
@@ -365,6 +374,7 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
         p = normalize(p);
         std::uint64_t g = granted_rights(plan, p);
         std::string access = access_in_line(l);
+        if (access.empty() && reader_program(l)) access = "read";
         // EACCES on a path that is not there: it was to be made (a read would say ENOENT).
         if (access.empty() && !exists(p)) access = "write";
         if (access.empty()) {
@@ -379,7 +389,9 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
             else continue;  // the cage grants everything here: the file's own permissions refused
         }
         std::uint64_t need = access == "write" ? kWriteRights : access == "execute" ? ll::kFsExecute : kReadRights;
-        if ((g & need) == need || (access == "write" && (g & ll::kFsWriteFile) && exists(p))) continue;
+        // Any of the rights for that access granted there: the cage did not refuse it (a rule
+        // grants an access's rights together; on a file, only those a file can have).
+        if (g & need) continue;
         out.push_back(path_refusal(access, p, "the step's stderr", "", paths));
     }
     if (unplaced && out.empty())

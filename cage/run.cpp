@@ -302,6 +302,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     if (step.abi >= 7) setup.landlock_flags = landlock::kRestrictSelfLogNewExecOn;
     StderrWatch watch;
     setup.stderr_fd = watch.open();
+    setup.stdout_to_stderr_fd = watch.merged();
     LandlockAuditWatch audit;
     std::string audit_why;
     step.audited = step.abi >= 7 && step.ruleset.fd >= 0 && audit.open(audit_why);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +51,9 @@ StderrWatch::~StderrWatch() {
 
 int StderrWatch::open() {
     if (::isatty(STDERR_FILENO)) return -1;
+    struct stat out {}, err {};
+    merged_ = ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 &&
+              out.st_dev == err.st_dev && out.st_ino == err.st_ino;
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) return -1;
     if (::pipe2(stop_, O_CLOEXEC) != 0) {

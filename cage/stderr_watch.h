@@ -20,6 +20,9 @@ public:
     // stderr is a terminal (a person reads it as it comes; programs colour and draw progress
     // there) or the pipe cannot be made. Returns the write end, or -1: the step keeps our stderr.
     int open();
+    // True when our stdout and stderr are one file (an agent's `2>&1`): the step then gets the
+    // pipe as its stdout too, so that its output keeps its order.
+    bool merged() const { return merged_; }
     // Once the step's process is started: closes our copy of the write end and forwards the
     // step's stderr to ours from a thread.
     void start();
@@ -29,6 +32,7 @@ public:
 
 private:
     void pump();
+    bool merged_ = false;
     int read_fd_ = -1;
     int write_fd_ = -1;
     int stop_[2] = {-1, -1};

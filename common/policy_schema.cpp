@@ -161,22 +161,23 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
     each([&] {
         if (c.contains("env_keep")) {
             check_string_list(c["env_keep"], file, ptr + "/env_keep");
-            for (std::size_t i = 0; i < c["env_keep"].size(); ++i) {
+            for (std::size_t i = 0; i < c["env_keep"].size(); ++i) each([&] {
                 std::string n = c["env_keep"][i].get<std::string>();
                 bool ok = std::all_of(n.begin(), n.end(), [](unsigned char ch) {
                     return std::isalnum(ch) || ch == '_' || ch == '*';
                 });
                 need(ok, c["env_keep"][i], file, ptr + "/env_keep/" + std::to_string(i),
                      "an environment variable name (letters, digits, _; a trailing * matches a prefix)");
-            }
+            });
         }
     });
     each([&] {
         if (c.contains("env_set")) {
             need(c["env_set"].is_object(), c["env_set"], file, ptr + "/env_set",
                  "must be an object of NAME: \"value\"");
-            for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it)
+            for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it) each([&] {
                 need(it->is_string(), *it, file, ptr + "/env_set/" + it.key(), "must be a string value");
+            });
         }
     });
     each([&] {
@@ -229,11 +230,11 @@ void check_relay(const json& r, const std::string& file, const std::string& ptr)
     each([&] {
         if (r.contains("allow")) {
             check_string_list(r["allow"], file, ptr + "/allow");
-            for (std::size_t i = 0; i < r["allow"].size(); ++i) {
+            for (std::size_t i = 0; i < r["allow"].size(); ++i) each([&] {
                 std::string problem = check_allow_entry(r["allow"][i].get<std::string>());
                 if (!problem.empty())
                     fail(file, ptr + "/allow/" + std::to_string(i), &r["allow"][i], problem);
-            }
+            });
         }
     });
     each([&] {

@@ -9,7 +9,7 @@
 
 namespace toolcage::cli {
 
-// Levenshtein distance, for "did you mean".
+// Edit distance (insertions, deletions, substitutions, swaps of neighbours), for "did you mean".
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate nearest to `word` when it is near enough to be a slip (at most 2 edits, and
