@@ -25,7 +25,8 @@ std::string field(std::string_view text, std::string_view key) {
         if (at == 0 || text[at - 1] == ' ') {
             std::size_t v = at + needle.size();
             std::size_t end = text.find(' ', v);
-            return std::string(text.substr(v, end == std::string_view::npos ? std::string_view::npos : end - v));
+            return std::string(
+                text.substr(v, end == std::string_view::npos ? std::string_view::npos : end - v));
         }
         at += needle.size();
     }
@@ -70,7 +71,8 @@ int audit_enabled() {
             }
             if (h->nlmsg_type == AUDIT_GET) {
                 audit_status st{};
-                std::memcpy(&st, NLMSG_DATA(h), std::min<std::size_t>(sizeof st, h->nlmsg_len - NLMSG_HDRLEN));
+                std::memcpy(&st, NLMSG_DATA(h),
+                            std::min<std::size_t>(sizeof st, h->nlmsg_len - NLMSG_HDRLEN));
                 result = st.enabled ? 1 : 0;
                 break;
             }
@@ -85,8 +87,10 @@ int audit_enabled() {
 AuditAvailability landlock_audit_availability() {
     int on = audit_enabled();
     if (on < 0)
-        return {false, "the kernel's audit records need root (CAP_AUDIT_READ and CAP_AUDIT_CONTROL)"};
-    if (on == 0) return {false, "kernel auditing is off; turn it on with auditd or `auditctl -e 1`"};
+        return {false,
+                "the kernel's audit records need root (CAP_AUDIT_READ and CAP_AUDIT_CONTROL)"};
+    if (on == 0)
+        return {false, "kernel auditing is off; turn it on with auditd or `auditctl -e 1`"};
     return {true, ""};
 }
 
@@ -147,12 +151,14 @@ std::vector<std::string> LandlockAuditWatch::records_for(pid_t pid) {
     return select_step_records(messages, pid);
 }
 
-std::vector<std::string> select_step_records(const std::vector<std::pair<int, std::string>>& messages, pid_t pid) {
+std::vector<std::string> select_step_records(
+    const std::vector<std::pair<int, std::string>>& messages, pid_t pid) {
     std::vector<std::string> domains;
     const std::string want = std::to_string(pid);
     for (const auto& [type, text] : messages) {
         std::string_view b = body(text);
-        if (type == kAuditLandlockDomain && field(b, "status") == "allocated" && field(b, "pid") == want)
+        if (type == kAuditLandlockDomain && field(b, "status") == "allocated" &&
+            field(b, "pid") == want)
             domains.push_back(field(b, "domain"));
     }
     std::vector<std::string> out;

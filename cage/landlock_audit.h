@@ -21,7 +21,7 @@ struct AuditAvailability {
 AuditAvailability landlock_audit_availability();
 
 class LandlockAuditWatch {
-public:
+  public:
     LandlockAuditWatch() = default;
     LandlockAuditWatch(const LandlockAuditWatch&) = delete;
     LandlockAuditWatch& operator=(const LandlockAuditWatch&) = delete;
@@ -34,12 +34,13 @@ public:
     // domains that the step's process `pid` created.
     std::vector<std::string> records_for(pid_t pid);
 
-private:
+  private:
     int fd_ = -1;
 };
 
 // The pure part, for tests: from audit messages (type, text), the access records of the
 // domains whose AUDIT_LANDLOCK_DOMAIN "allocated" record names `pid`.
-std::vector<std::string> select_step_records(const std::vector<std::pair<int, std::string>>& messages, pid_t pid);
+std::vector<std::string> select_step_records(
+    const std::vector<std::pair<int, std::string>>& messages, pid_t pid);
 
 }  // namespace toolcage::cage

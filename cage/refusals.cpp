@@ -19,19 +19,52 @@ namespace {
 // Under the home directory: what holds credentials, runs at every shell start, or is
 // toolcage's own. The classifier has its own, finer table; the cage does not link it, and only
 // needs to know what never to suggest.
-constexpr std::array<std::string_view, 40> kNeverUnderHome = {
-    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".config/gh", ".config/hub",
-    ".docker", ".kube", ".password-store", ".netrc", ".git-credentials", ".gitconfig",
-    ".config/git", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".pgpass", ".my.cnf",
-    ".vault-token", ".cargo/credentials", ".cargo/credentials.toml", ".terraform.d",
-    ".local/share/keyrings", ".m2/settings.xml", ".gradle/gradle.properties", ".config",
-    ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zprofile", ".zshenv",
-    ".local/state/toolcage", ".config/toolcage", ".hermes", ".claude", ".openclaw"};
+constexpr std::array<std::string_view, 40> kNeverUnderHome = {".ssh",
+                                                              ".gnupg",
+                                                              ".aws",
+                                                              ".azure",
+                                                              ".config/gcloud",
+                                                              ".config/gh",
+                                                              ".config/hub",
+                                                              ".docker",
+                                                              ".kube",
+                                                              ".password-store",
+                                                              ".netrc",
+                                                              ".git-credentials",
+                                                              ".gitconfig",
+                                                              ".config/git",
+                                                              ".npmrc",
+                                                              ".yarnrc",
+                                                              ".yarnrc.yml",
+                                                              ".pypirc",
+                                                              ".pgpass",
+                                                              ".my.cnf",
+                                                              ".vault-token",
+                                                              ".cargo/credentials",
+                                                              ".cargo/credentials.toml",
+                                                              ".terraform.d",
+                                                              ".local/share/keyrings",
+                                                              ".m2/settings.xml",
+                                                              ".gradle/gradle.properties",
+                                                              ".config",
+                                                              ".bashrc",
+                                                              ".bash_profile",
+                                                              ".bash_login",
+                                                              ".profile",
+                                                              ".zshrc",
+                                                              ".zprofile",
+                                                              ".zshenv",
+                                                              ".local/state/toolcage",
+                                                              ".config/toolcage",
+                                                              ".hermes",
+                                                              ".claude",
+                                                              ".openclaw"};
 
 bool within(std::string_view path, std::string_view dir) {
     if (dir.empty()) return false;
     if (dir == "/") return true;
-    return path == dir || (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
+    return path == dir ||
+           (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
 }
 
 std::string parent_of(const std::string& p) {
@@ -46,15 +79,16 @@ bool exists(const std::string& p) {
 
 // Directories whose files make the system what it is: never suggested for writing.
 bool system_dir(const std::string& p) {
-    for (std::string_view d : {"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-                               "/boot", "/root", "/proc", "/sys", "/dev", "/var", "/opt", "/srv", "/snap"})
+    for (std::string_view d :
+         {"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/root",
+          "/proc", "/sys", "/dev", "/var", "/opt", "/srv", "/snap"})
         if (within(p, d) && !within(p, "/var/tmp") && !within(p, "/dev/shm")) return true;
     return p == "/" || p == "/home";
 }
 
 std::string with_placeholder(const std::string& p, const StepPaths& paths) {
-    for (auto [dir, ph] : {std::pair{paths.workspace, "{workspace}"}, {paths.tmp, "{tmp}"},
-                           {paths.home, "{home}"}})
+    for (auto [dir, ph] :
+         {std::pair{paths.workspace, "{workspace}"}, {paths.tmp, "{tmp}"}, {paths.home, "{home}"}})
         if (!dir.empty() && within(p, dir)) return ph + p.substr(dir.size());
     return p;
 }
@@ -66,15 +100,17 @@ std::string lower(std::string_view s) {
 }
 
 bool is_secret_name(std::string_view base) {
-    return base == ".env" || base.starts_with(".env.") || (base.starts_with("id_") && !base.ends_with(".pub")) ||
-           base.ends_with(".pem") || base.ends_with(".key") || base.find("credential") != std::string_view::npos ||
-           base.find("secret") != std::string_view::npos || base.find("token") != std::string_view::npos;
+    return base == ".env" || base.starts_with(".env.") ||
+           (base.starts_with("id_") && !base.ends_with(".pub")) || base.ends_with(".pem") ||
+           base.ends_with(".key") || base.find("credential") != std::string_view::npos ||
+           base.find("secret") != std::string_view::npos ||
+           base.find("token") != std::string_view::npos;
 }
 
 // Model API hosts: they hold the agent's credential, and a worker must never reach them.
 constexpr std::array<std::string_view, 6> kCredentialHosts = {
     "api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com",
-    "openrouter.ai", "api.mistral.ai", "api.groq.com"};
+    "openrouter.ai",     "api.mistral.ai", "api.groq.com"};
 
 std::string hex_decode(std::string_view hex) {
     std::string out;
@@ -96,13 +132,16 @@ std::string audit_field(std::string_view rec, std::string_view key) {
     std::string needle = " " + std::string(key) + "=";
     std::size_t at = rec.starts_with(needle.substr(1)) ? 0 : rec.find(needle);
     if (at == std::string_view::npos) return {};
-    std::size_t v = at + (at == 0 && rec.starts_with(needle.substr(1)) ? needle.size() - 1 : needle.size());
+    std::size_t v =
+        at + (at == 0 && rec.starts_with(needle.substr(1)) ? needle.size() - 1 : needle.size());
     if (v < rec.size() && rec[v] == '"') {
         std::size_t end = rec.find('"', v + 1);
-        return end == std::string_view::npos ? std::string() : std::string(rec.substr(v + 1, end - v - 1));
+        return end == std::string_view::npos ? std::string()
+                                             : std::string(rec.substr(v + 1, end - v - 1));
     }
     std::size_t end = rec.find(' ', v);
-    std::string_view raw = rec.substr(v, end == std::string_view::npos ? std::string_view::npos : end - v);
+    std::string_view raw =
+        rec.substr(v, end == std::string_view::npos ? std::string_view::npos : end - v);
     if (key == "path" || key == "name") return hex_decode(raw);
     return std::string(raw);
 }
@@ -126,14 +165,18 @@ std::string access_of_blocker(std::string_view b) {
 std::string path_in_line(std::string_view line) {
     // Quoted: '…', "…", ‘…’ (GNU coreutils in a UTF-8 locale), `…'.
     static const std::array<std::pair<std::string_view, std::string_view>, 4> quotes = {
-        std::pair{std::string_view("'"), std::string_view("'")}, {"\"", "\""},
-        {"\xe2\x80\x98", "\xe2\x80\x99"}, {"`", "'"}};
+        std::pair{std::string_view("'"), std::string_view("'")},
+        {"\"", "\""},
+        {"\xe2\x80\x98", "\xe2\x80\x99"},
+        {"`", "'"}};
     for (const auto& [open, close] : quotes) {
         // An opening quote is one a path follows ("can't open '/x'" has an apostrophe first).
-        for (std::size_t from = 0; (from = line.find(open, from)) != std::string_view::npos; ++from) {
+        for (std::size_t from = 0; (from = line.find(open, from)) != std::string_view::npos;
+             ++from) {
             std::size_t start = from + open.size();
             std::string_view rest = line.substr(start);
-            if (rest.empty() || !(rest[0] == '/' || rest[0] == '~' || rest.starts_with("./") || rest.starts_with("../")))
+            if (rest.empty() || !(rest[0] == '/' || rest[0] == '~' || rest.starts_with("./") ||
+                                  rest.starts_with("../")))
                 continue;
             std::size_t end = line.find(close, start);
             if (end == std::string_view::npos) break;
@@ -147,30 +190,34 @@ std::string path_in_line(std::string_view line) {
     std::size_t colon = head.rfind(": ");
     std::string_view last = colon == std::string_view::npos ? head : head.substr(colon + 2);
     auto is_path = [](std::string_view s) {
-        return !s.empty() && (s[0] == '/' || s[0] == '~' || s.starts_with("./") || s.starts_with("../"));
+        return !s.empty() &&
+               (s[0] == '/' || s[0] == '~' || s.starts_with("./") || s.starts_with("../"));
     };
-    if (auto sp = last.rfind(' '); sp != std::string_view::npos && !is_path(last)) last = last.substr(sp + 1);
+    if (auto sp = last.rfind(' '); sp != std::string_view::npos && !is_path(last))
+        last = last.substr(sp + 1);
     if (is_path(last)) return std::string(last);
     return {};
 }
 
 std::string access_in_line(const std::string& l) {
-    for (std::string_view w : {"create", "touch", "mkdir", "write", "remove", "unlink", "rename",
-                               "cannot move", "rmdir", "truncate", "symlink", "open for writing",
-                               "copy", "chmod", "utime", "lock"})
+    for (std::string_view w :
+         {"create", "touch", "mkdir", "write", "remove", "unlink", "rename", "cannot move", "rmdir",
+          "truncate", "symlink", "open for writing", "copy", "chmod", "utime", "lock"})
         if (l.find(w) != std::string::npos) return "write";
     for (std::string_view w : {"execve", "exec ", "execute", "spawn"})
         if (l.find(w) != std::string::npos) return "execute";
-    for (std::string_view w : {"cannot open", "can't open", "read", "scandir", "opendir", "cannot access", "stat"})
+    for (std::string_view w :
+         {"cannot open", "can't open", "read", "scandir", "opendir", "cannot access", "stat"})
         if (l.find(w) != std::string::npos) return "read";
     return {};
 }
 
 // Programs whose refusal, named first on the line, is of reading a file.
 bool reader_program(std::string_view l) {
-    for (std::string_view p : {"cat:", "head:", "tail:", "less:", "more:", "grep:", "rg:", "wc:", "sort:",
-                               "uniq:", "diff:", "cmp:", "od:", "xxd:", "file:", "md5sum:", "sha1sum:",
-                               "sha256sum:", "base64:", "strings:", "source:", ".:", "jq:"})
+    for (std::string_view p :
+         {"cat:",     "head:",      "tail:",   "less:",    "more:",   "grep:", "rg:",   "wc:",
+          "sort:",    "uniq:",      "diff:",   "cmp:",     "od:",     "xxd:",  "file:", "md5sum:",
+          "sha1sum:", "sha256sum:", "base64:", "strings:", "source:", ".:",    "jq:"})
         if (l.starts_with(p)) return true;
     return false;
 }
@@ -197,8 +244,8 @@ std::string normalize(const std::string& p) {
 }  // namespace
 
 std::string refusal_line(const CageRefusal& r) {
-    std::string what = r.access == "connect" ? "a connection to " + r.target
-                                             : r.access + " " + r.target;
+    std::string what =
+        r.access == "connect" ? "a connection to " + r.target : r.access + " " + r.target;
     std::string line = "toolcage run: refused " + what + " (" + r.seen_by;
     if (!r.reason.empty()) line += ": " + r.reason;
     line += ")";
@@ -222,7 +269,8 @@ bool never_suggested(const std::string& path, const std::string& home) {
     std::string base = path.substr(path.rfind('/') + 1);
     if (is_secret_name(base)) return true;
     if (path == "/" || path == "/home" || path == "/root" || within(path, "/root/.ssh") ||
-        path == "/etc/shadow" || path == "/etc/gshadow" || path == "/etc/sudoers" || within(path, "/etc/ssh"))
+        path == "/etc/shadow" || path == "/etc/gshadow" || path == "/etc/sudoers" ||
+        within(path, "/etc/ssh"))
         return true;
     if (home.empty() || !within(path, home)) return false;
     if (path == home) return true;
@@ -241,8 +289,10 @@ CageRefusal path_refusal(std::string access, const std::string& path, std::strin
     CageRefusal r{access, path, std::move(seen_by), std::move(reason), "", ""};
     r.field = access == "write" ? "cage.write" : access == "execute" ? "cage.execute" : "cage.read";
     if (never_suggested(path, paths.home)) {
-        r.fix = "not suggested: it is the home directory or holds credentials or start-up code; "
-                "keep it out of the step (" + r.field + " governs it)";
+        r.fix =
+            "not suggested: it is the home directory or holds credentials or start-up code; "
+            "keep it out of the step (" +
+            r.field + " governs it)";
         return r;
     }
     // Creating a file needs the right on its directory.
@@ -250,12 +300,15 @@ CageRefusal path_refusal(std::string access, const std::string& path, std::strin
     if (never_suggested(entry, paths.home)) {
         r.fix = "not suggested: allowing it would open " + entry +
                 " (the home directory, credentials or start-up files); write it in the workspace "
-                "or $TMPDIR instead (" + r.field + " governs it)";
+                "or $TMPDIR instead (" +
+                r.field + " governs it)";
         return r;
     }
-    if (access == "write" && system_dir(entry) && !within(entry, paths.workspace) && !within(entry, paths.tmp)) {
+    if (access == "write" && system_dir(entry) && !within(entry, paths.workspace) &&
+        !within(entry, paths.tmp)) {
         r.fix = "not suggested: a step that writes " + entry +
-                " changes the system; write it in the workspace or $TMPDIR instead (" + r.field + " governs it)";
+                " changes the system; write it in the workspace or $TMPDIR instead (" + r.field +
+                " governs it)";
         return r;
     }
     r.fix = "to allow it, add \"" + with_placeholder(entry, paths) + "\" to " + r.field;
@@ -273,26 +326,36 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
     while (std::getline(in, line)) {
         if (line.find(step_id) == std::string::npos) continue;  // cheap before parsing
         auto j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object() || j.value("step", "") != step_id || j.value("verdict", "") != "deny") continue;
+        if (!j.is_object() || j.value("step", "") != step_id || j.value("verdict", "") != "deny")
+            continue;
         std::string host = j.value("host", "");
         unsigned port = j.value("port", 0U);
         int status = j.value("status", 0);
         std::string reason = j.value("reason", "");
         if (status == 400 && reason.find("client closed") != std::string::npos) continue;
-        CageRefusal r{"connect", host + (port ? ":" + std::to_string(port) : ""), "the relay", reason,
+        CageRefusal r{"connect",     host + (port ? ":" + std::to_string(port) : ""),
+                      "the relay",   reason,
                       "relay.allow", ""};
-        bool credential = std::find(kCredentialHosts.begin(), kCredentialHosts.end(), host) != kCredentialHosts.end();
+        bool credential = std::find(kCredentialHosts.begin(), kCredentialHosts.end(), host) !=
+                          kCredentialHosts.end();
         if (status == 407) {
             r.field.clear();
-            r.fix = "the client did not send the step's proxy credentials (use the https_proxy the cage sets)";
+            r.fix =
+                "the client did not send the step's proxy credentials (use the https_proxy the "
+                "cage sets)";
         } else if (credential) {
-            r.fix = "not suggested: " + host + " holds the agent's own credential; a step must not reach it";
+            r.fix = "not suggested: " + host +
+                    " holds the agent's own credential; a step must not reach it";
         } else if (reason.find("not on the allowlist") != std::string::npos && !host.empty()) {
-            r.fix = "to allow it, add \"" + host + (port == 443 || port == 0 ? "" : ":" + std::to_string(port)) +
+            r.fix = "to allow it, add \"" + host +
+                    (port == 443 || port == 0 ? "" : ":" + std::to_string(port)) +
                     "\" to relay.allow";
-        } else if (reason.find("private") != std::string::npos || reason.find("loopback") != std::string::npos) {
+        } else if (reason.find("private") != std::string::npos ||
+                   reason.find("loopback") != std::string::npos) {
             r.field.clear();
-            r.fix = "the relay never connects to private or loopback addresses (relay.allow_private is for tests only)";
+            r.fix =
+                "the relay never connects to private or loopback addresses (relay.allow_private is "
+                "for tests only)";
         } else {
             r.field.clear();
         }
@@ -319,13 +382,20 @@ std::vector<CageRefusal> audit_record_refusals(std::string_view record, const St
         if (access.empty() || std::find(seen.begin(), seen.end(), access) != seen.end()) continue;
         seen.push_back(access);
         if (access == "connect" || access == "bind") {
-            CageRefusal r{access, daddr + (dest.empty() ? "" : ":" + dest), "Landlock (kernel audit record)", b,
-                          "relay.allow", ""};
-            r.fix = "the cage lets TCP out only through the relay: list the host in relay.allow "
-                    "(relay.enabled true) and connect through the https_proxy the step is given";
+            CageRefusal r{access,
+                          daddr + (dest.empty() ? "" : ":" + dest),
+                          "Landlock (kernel audit record)",
+                          b,
+                          "relay.allow",
+                          ""};
+            r.fix =
+                "the cage lets TCP out only through the relay: list the host in relay.allow "
+                "(relay.enabled true) and connect through the https_proxy the step is given";
             if (access == "bind") {
                 r.field = "cage.network";
-                r.fix = "a step may not listen on TCP unless cage.network gives it a private network (\"netns\")";
+                r.fix =
+                    "a step may not listen on TCP unless cage.network gives it a private network "
+                    "(\"netns\")";
             }
             out.push_back(std::move(r));
         } else if (!path.empty() && path[0] == '/') {
@@ -342,20 +412,29 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
     bool unplaced = false;
     for (const auto& line : lines) {
         std::string l = lower(line);
-        bool eacces = l.find("permission denied") != std::string::npos || l.find("eacces") != std::string::npos;
-        bool eperm = l.find("operation not permitted") != std::string::npos || l.find("eperm") != std::string::npos;
+        bool eacces = l.find("permission denied") != std::string::npos ||
+                      l.find("eacces") != std::string::npos;
+        bool eperm = l.find("operation not permitted") != std::string::npos ||
+                     l.find("eperm") != std::string::npos;
         if (!eacces && !eperm) continue;
         if (l.find("connect") != std::string::npos && eacces) {
             CageRefusal r{"connect", "a host", "the step's stderr", "", "relay.allow", ""};
-            r.fix = relay ? "the cage lets TCP out only through the relay: use the https_proxy the step is given, "
+            r.fix = relay ? "the cage lets TCP out only through the relay: use the https_proxy the "
+                            "step is given, "
                             "and list the host in relay.allow"
-                          : "this policy has no relay (relay.enabled false): set relay.enabled and list the host in relay.allow";
+                          : "this policy has no relay (relay.enabled false): set relay.enabled and "
+                            "list the host in relay.allow";
             out.push_back(std::move(r));
             continue;
         }
         if (l.find("socket") != std::string::npos && eperm) {
-            CageRefusal r{"connect", "a socket", "the step's stderr", "seccomp refuses this kind of socket",
-                          "cage.network", "the cage allows TCP through the relay only (relay.allow); other sockets stay refused"};
+            CageRefusal r{"connect",
+                          "a socket",
+                          "the step's stderr",
+                          "seccomp refuses this kind of socket",
+                          "cage.network",
+                          "the cage allows TCP through the relay only (relay.allow); other sockets "
+                          "stay refused"};
             out.push_back(std::move(r));
             continue;
         }
@@ -380,25 +459,35 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
         if (access.empty()) {
             // A shell's own line ("bash: PATH: Permission denied") is a redirect or an exec;
             // another program's is its reading the file.
-            bool shell = l.starts_with("bash:") || l.starts_with("sh:") || l.starts_with("/bin/sh:") ||
-                         l.starts_with("/bin/bash:") || l.starts_with("zsh:") || l.starts_with("dash:");
-            if (!(g & kReadRights)) access = "read";
-            else if (!shell) continue;  // the cage lets it be read: the file's own mode refused it
-            else if (!(g & kWriteRights)) access = "write";
-            else if (!(g & ll::kFsExecute)) access = "execute";
-            else continue;  // the cage grants everything here: the file's own permissions refused
+            bool shell = l.starts_with("bash:") || l.starts_with("sh:") ||
+                         l.starts_with("/bin/sh:") || l.starts_with("/bin/bash:") ||
+                         l.starts_with("zsh:") || l.starts_with("dash:");
+            if (!(g & kReadRights))
+                access = "read";
+            else if (!shell)
+                continue;  // the cage lets it be read: the file's own mode refused it
+            else if (!(g & kWriteRights))
+                access = "write";
+            else if (!(g & ll::kFsExecute))
+                access = "execute";
+            else
+                continue;  // the cage grants everything here: the file's own permissions refused
         }
-        std::uint64_t need = access == "write" ? kWriteRights : access == "execute" ? ll::kFsExecute : kReadRights;
+        std::uint64_t need = access == "write"     ? kWriteRights
+                             : access == "execute" ? ll::kFsExecute
+                                                   : kReadRights;
         // Any of the rights for that access granted there: the cage did not refuse it (a rule
         // grants an access's rights together; on a file, only those a file can have).
         if (g & need) continue;
         out.push_back(path_refusal(access, p, "the step's stderr", "", paths));
     }
     if (unplaced && out.empty())
-        out.push_back({"access", "a file", "the step's stderr", "\"Permission denied\" without a path",
-                       "cage.read / cage.write / cage.execute",
-                       "`toolcage doctor` lists what the cage grants; run the step as root with kernel "
-                       "auditing on (auditd, or `auditctl -e 1`) to see each Landlock refusal with its path"});
+        out.push_back(
+            {"access", "a file", "the step's stderr", "\"Permission denied\" without a path",
+             "cage.read / cage.write / cage.execute",
+             "`toolcage doctor` lists what the cage grants; run the step as root with kernel "
+             "auditing on (auditd, or `auditctl -e 1`) to see each Landlock refusal with its "
+             "path"});
     return out;
 }
 

@@ -320,7 +320,6 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     }
 
     ::close(pipefd[1]);
-    watch.start();
     if (handover) {
         ::close(std::exchange(step_end.fd, -1));  // the step's end: EOF here if it ends early
         try {
@@ -341,6 +340,9 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             throw;
         }
     }
+    // The step runs nothing of its own before this (a handover waits for its release), and the
+    // relay, forked above, is started before our thread exists.
+    watch.start();
     CageFailure failure{};
     ssize_t got;
     do got = ::read(pipefd[0], &failure, sizeof failure);

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,7 +53,8 @@ StderrWatch::~StderrWatch() {
 
 int StderrWatch::open() {
     if (::isatty(STDERR_FILENO)) return -1;
-    struct stat out {}, err {};
+    struct stat out {
+    }, err{};
     merged_ = ::fstat(STDOUT_FILENO, &out) == 0 && ::fstat(STDERR_FILENO, &err) == 0 &&
               out.st_dev == err.st_dev && out.st_ino == err.st_ino;
     int p[2];
@@ -74,6 +77,11 @@ void StderrWatch::start() {
 }
 
 void StderrWatch::pump() {
+    // A reader of our stderr that went away must not kill the supervisor: write() says EPIPE.
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
     char buf[65536];
     bool stopping = false;
     for (;;) {

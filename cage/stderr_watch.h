@@ -10,7 +10,7 @@
 namespace toolcage::cage {
 
 class StderrWatch {
-public:
+  public:
     StderrWatch() = default;
     StderrWatch(const StderrWatch&) = delete;
     StderrWatch& operator=(const StderrWatch&) = delete;
@@ -30,7 +30,7 @@ public:
     // and returns the lines that report a refusal (at most 200).
     std::vector<std::string> finish();
 
-private:
+  private:
     void pump();
     bool merged_ = false;
     int read_fd_ = -1;

@@ -25,7 +25,8 @@ std::string iso_utc(std::time_t t) {
 }
 
 bool all_digits(std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 // Wrappers whose first operand is the program that really runs.
@@ -59,7 +60,8 @@ std::optional<LogEntry> parse_log_line(std::string_view line) {
     e.command = text_of(j, "command");
     e.mode = text_of(j, "mode");
     e.kind = text_of(j, "kind");
-    if (auto it = j.find("status"); it != j.end() && it->is_number_integer()) e.status = it->get<long long>();
+    if (auto it = j.find("status"); it != j.end() && it->is_number_integer())
+        e.status = it->get<long long>();
     if (auto it = j.find("refusals"); it != j.end() && it->is_array()) e.refusals = it->size();
     return e;
 }
@@ -88,15 +90,27 @@ std::string since_cutoff(const std::string& spec, std::chrono::system_clock::tim
         }
         long long unit = 0;
         switch (spec.back()) {
-            case 's': unit = 1; break;
-            case 'm': unit = 60; break;
-            case 'h': unit = 3600; break;
-            case 'd': unit = 86400; break;
-            case 'w': unit = 7 * 86400; break;
-            default: throw Error(fix);
+            case 's':
+                unit = 1;
+                break;
+            case 'm':
+                unit = 60;
+                break;
+            case 'h':
+                unit = 3600;
+                break;
+            case 'd':
+                unit = 86400;
+                break;
+            case 'w':
+                unit = 7 * 86400;
+                break;
+            default:
+                throw Error(fix);
         }
         if (n > 100LL * 365 * 86400 / unit) throw Error(fix);
-        return iso_utc(std::chrono::system_clock::to_time_t(now) - static_cast<std::time_t>(n * unit));
+        return iso_utc(std::chrono::system_clock::to_time_t(now) -
+                       static_cast<std::time_t>(n * unit));
     }
     // An ISO date or time: YYYY-MM-DD[THH:MM[:SS[.mmm]]][Z]; compared as text with the log's.
     std::string s = spec;

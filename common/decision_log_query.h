@@ -17,8 +17,8 @@ namespace toolcage {
 // "tamper", ...) and no verdict.
 struct LogEntry {
     std::string time, event, agent, profile, session, tool, verdict, rule, reason, command, mode;
-    std::string kind;        // shell, write, code or other (what `command` holds)
-    long long status = 0;    // a step's exit status
+    std::string kind;          // shell, write, code or other (what `command` holds)
+    long long status = 0;      // a step's exit status
     std::size_t refusals = 0;  // a step's explained refusals
     bool is_decision() const { return !verdict.empty(); }
 };
@@ -28,9 +28,9 @@ std::optional<LogEntry> parse_log_line(std::string_view line);
 
 struct LogFilter {
     std::set<std::string> verdicts;  // empty: every verdict (and the cage's lines too)
-    std::string since;               // an ISO time as the log writes it; entries before it are left out
+    std::string since;  // an ISO time as the log writes it; entries before it are left out
     std::string agent;
-    std::string rule;                // exact id, or a prefix ending in '.' ("git.")
+    std::string rule;  // exact id, or a prefix ending in '.' ("git.")
 };
 
 bool matches(const LogEntry& e, const LogFilter& f);
@@ -46,11 +46,11 @@ std::string since_cutoff(const std::string& spec, std::chrono::system_clock::tim
 std::vector<std::string> programs_of(std::string_view command);
 
 struct LogStats {
-    std::size_t lines = 0;        // lines read
-    std::size_t unreadable = 0;   // lines that were not JSON objects
-    std::size_t decisions = 0;    // hook decisions that matched
-    std::size_t steps = 0;        // caged steps that matched
-    std::size_t audit = 0;        // decisions made under audit mode
+    std::size_t lines = 0;       // lines read
+    std::size_t unreadable = 0;  // lines that were not JSON objects
+    std::size_t decisions = 0;   // hook decisions that matched
+    std::size_t steps = 0;       // caged steps that matched
+    std::size_t audit = 0;       // decisions made under audit mode
     std::map<std::string, std::size_t> by_verdict, by_rule, by_agent, by_program;
 };
 

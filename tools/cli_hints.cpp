@@ -35,7 +35,9 @@ std::string join_args(const std::vector<std::string>& v, std::size_t from) {
 }
 
 // Subcommands that take a command to run or judge after `--`.
-bool takes_command(const std::string& name) { return name == "run" || name == "check" || name == "explain"; }
+bool takes_command(const std::string& name) {
+    return name == "run" || name == "check" || name == "explain";
+}
 
 }  // namespace
 
@@ -46,7 +48,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i)
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                                d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
                 d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
         }
@@ -59,13 +62,15 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
     for (const auto& c : candidates) {
         std::size_t d = edit_distance(word, c);
         // A prefix is a slip too ("--ver" for "--verbose").
-        if (c.size() > word.size() && c.starts_with(word) && word.size() >= 3) d = std::min<std::size_t>(d, 1);
+        if (c.size() > word.size() && c.starts_with(word) && word.size() >= 3)
+            d = std::min<std::size_t>(d, 1);
         if (d < best_d) {
             best_d = d;
             best = c;
         }
     }
-    std::size_t letters = word.size() - std::min<std::size_t>(word.find_first_not_of('-'), word.size());
+    std::size_t letters =
+        word.size() - std::min<std::size_t>(word.find_first_not_of('-'), word.size());
     if (best_d == 0 || best_d > 2 || best_d * 2 >= letters) return {};
     return best;
 }
@@ -78,7 +83,9 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
     CLI::App* sub = first.starts_with("-") ? nullptr : find_sub(app, first);
     if (!first.starts_with("-") && !sub && !subcommand_names(app).empty()) {
         std::string n = nearest(first, subcommand_names(app));
-        if (!n.empty()) return program + ": unknown command \"" + first + "\"; did you mean `" + program + " " + n + "`?";
+        if (!n.empty())
+            return program + ": unknown command \"" + first + "\"; did you mean `" + program + " " +
+                   n + "`?";
         std::string all;
         for (const auto& s : subcommand_names(app)) all += (all.empty() ? "" : ", ") + s;
         return program + ": unknown command \"" + first + "\"; the commands are " + all;
@@ -88,7 +95,8 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
             if (a.starts_with("-") && a != "--") {
                 std::string flag = a.substr(0, a.find('='));
                 std::string n = nearest(flag, option_names(app));
-                if (!n.empty()) return program + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
+                if (!n.empty())
+                    return program + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
             }
         return {};
     }
@@ -114,15 +122,25 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
             while (cmd < args.size() && args[cmd].starts_with("-")) {
                 std::string f = args[cmd].substr(0, args[cmd].find('='));
                 const CLI::Option* o = leaf->get_option_no_throw(f);
-                cmd += (o && o->get_type_size() != 0 && args[cmd].find('=') == std::string::npos) ? 2 : 1;
+                cmd += (o && o->get_type_size() != 0 && args[cmd].find('=') == std::string::npos)
+                           ? 2
+                           : 1;
             }
             if (cmd < args.size() && !n.empty() && cmd > i)
-                return program + " " + leaf->get_name() + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
-            std::string before = join_args(std::vector<std::string>(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(std::min(cmd, args.size()))), 0);
-            return program + " " + leaf->get_name() + ": put -- before the command: " + program + " " + before +
-                   (before.empty() ? "" : " ") + "-- " + join_args(args, std::min(cmd, args.size()));
+                return program + " " + leaf->get_name() + ": unknown option \"" + flag +
+                       "\"; did you mean " + n + "?";
+            std::string before = join_args(
+                std::vector<std::string>(
+                    args.begin(),
+                    args.begin() + static_cast<std::ptrdiff_t>(std::min(cmd, args.size()))),
+                0);
+            return program + " " + leaf->get_name() + ": put -- before the command: " + program +
+                   " " + before + (before.empty() ? "" : " ") + "-- " +
+                   join_args(args, std::min(cmd, args.size()));
         }
-        if (!n.empty()) return program + " " + leaf->get_name() + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
+        if (!n.empty())
+            return program + " " + leaf->get_name() + ": unknown option \"" + flag +
+                   "\"; did you mean " + n + "?";
         return {};
     }
     return {};

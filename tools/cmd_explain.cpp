@@ -20,8 +20,10 @@ struct ExplainOptions {
 
 }  // namespace
 
-int run_explain(const std::string& policy_name, const std::string& cwd, const std::vector<std::string>& words) {
-    if (words.empty()) throw Error("explain: no command given; write toolcage explain -- 'COMMAND'");
+int run_explain(const std::string& policy_name, const std::string& cwd,
+                const std::vector<std::string>& words) {
+    if (words.empty())
+        throw Error("explain: no command given; write toolcage explain -- 'COMMAND'");
     Policy policy = load_checked_policy(policy_name);
     std::string command;
     for (const auto& w : words) command += (command.empty() ? "" : " ") + w;
@@ -32,7 +34,9 @@ int run_explain(const std::string& policy_name, const std::string& cwd, const st
 
 Subcommand add_explain_command(CLI::App& app) {
     auto o = std::make_shared<ExplainOptions>();
-    auto* sub = app.add_subcommand("explain", "Explain a verdict: the parse, programs, rules, and the override that changes it");
+    auto* sub = app.add_subcommand(
+        "explain",
+        "Explain a verdict: the parse, programs, rules, and the override that changes it");
     sub->add_option("--policy", o->policy, "An installed policy's name or a policy file");
     sub->add_option("--cwd", o->cwd, "The working directory the command would run in");
     sub->add_option("command", o->command, "The command (after --)");

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <cstdio>
 #include <deque>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +41,9 @@ std::string cut(std::string s, std::size_t max) {
     return s.substr(0, end) + "…";
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+std::string pad(const std::string& s, std::size_t w) {
+    return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
 
 // "2026-11-30T18:44:17.123Z" -> "2026-11-30 18:44:17" (UTC, as logged).
 std::string short_time(const std::string& t) {
@@ -54,8 +56,8 @@ std::string short_time(const std::string& t) {
 std::string table_row(const LogEntry& e) {
     std::string what;
     if (e.is_decision()) {
-        what = pad(e.verdict + (e.mode == "audit" ? "*" : ""), 7) + pad(e.agent, 9) + pad(e.rule, 28) +
-               cut(e.command, 70);
+        what = pad(e.verdict + (e.mode == "audit" ? "*" : ""), 7) + pad(e.agent, 9) +
+               pad(e.rule, 28) + cut(e.command, 70);
     } else {
         std::string ev = e.event.empty() ? "?" : e.event;
         what = pad(ev, 7) + pad("run", 9) +
@@ -69,8 +71,12 @@ std::string table_row(const LogEntry& e) {
 
 void print_counts(const char* title, const std::map<std::string, std::size_t>& m, std::size_t top) {
     std::vector<std::pair<std::string, std::size_t>> v(m.begin(), m.end());
-    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    std::cout << title << (v.size() > top ? " (top " + std::to_string(top) + " of " + std::to_string(v.size()) + ")" : "")
+    std::stable_sort(v.begin(), v.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::cout << title
+              << (v.size() > top
+                      ? " (top " + std::to_string(top) + " of " + std::to_string(v.size()) + ")"
+                      : "")
               << ":\n";
     if (v.empty()) std::cout << "  (none)\n";
     for (std::size_t i = 0; i < v.size() && i < top; ++i)
@@ -86,7 +92,8 @@ void print_stats(const LogStats& s, const std::string& path) {
     std::cout << "by verdict:\n";
     for (const char* v : {"allow", "cage", "ask", "deny"}) {
         auto it = s.by_verdict.find(v);
-        std::cout << "  " << pad(std::to_string(it == s.by_verdict.end() ? 0 : it->second), 8) << v << '\n';
+        std::cout << "  " << pad(std::to_string(it == s.by_verdict.end() ? 0 : it->second), 8) << v
+                  << '\n';
     }
     std::cout << '\n';
     print_counts("by rule", s.by_rule, 25);
@@ -98,12 +105,14 @@ void print_stats(const LogStats& s, const std::string& path) {
 
 int run_log(const LogOptions& o) {
     std::string path = o.file.empty() ? decision_log_path() : o.file;
-    if (path.empty()) throw Error("log: no decision log can be named; set TOOLCAGE_LOG or HOME, or pass --file");
+    if (path.empty())
+        throw Error("log: no decision log can be named; set TOOLCAGE_LOG or HOME, or pass --file");
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         if (::access(path.c_str(), F_OK) != 0) {
-            std::cerr << "toolcage log: " << path
-                      << ": no decisions logged yet (the hook writes here once an agent calls it)\n";
+            std::cerr
+                << "toolcage log: " << path
+                << ": no decisions logged yet (the hook writes here once an agent calls it)\n";
             return 0;
         }
         throw Error("log: " + path + ": cannot be read; check its permissions, or pass --file");
@@ -118,8 +127,8 @@ int run_log(const LogOptions& o) {
     f.rule = o.rule;
 
     LogStats stats;
-    std::deque<std::string> raw;     // --json: the matching lines as written
-    std::deque<LogEntry> rows;       // the table: the last `limit` matches
+    std::deque<std::string> raw;  // --json: the matching lines as written
+    std::deque<LogEntry> rows;    // the table: the last `limit` matches
     const std::size_t keep = o.all ? SIZE_MAX : o.limit;
     std::string line;
     while (std::getline(in, line)) {
@@ -153,13 +162,16 @@ int run_log(const LogOptions& o) {
         std::cout << "no matching entries in " << path << '\n';
         return 0;
     }
-    std::cout << pad("time (UTC)", 21) << pad("verdict", 7) << pad("agent", 9) << pad("rule", 28) << "command\n";
+    std::cout << pad("time (UTC)", 21) << pad("verdict", 7) << pad("agent", 9) << pad("rule", 28)
+              << "command\n";
     bool audit = false;
     for (const auto& e : rows) {
         std::cout << table_row(e) << '\n';
         audit = audit || e.mode == "audit";
     }
-    if (audit) std::cout << "* audit mode: the verdict enforce mode would have given; the agent was answered allow\n";
+    if (audit)
+        std::cout << "* audit mode: the verdict enforce mode would have given; the agent was "
+                     "answered allow\n";
     return 0;
 }
 
@@ -167,18 +179,24 @@ int run_log(const LogOptions& o) {
 
 Subcommand add_log_command(CLI::App& app) {
     auto o = std::make_shared<LogOptions>();
-    auto* sub = app.add_subcommand("log", "Show the decision log: recent decisions, filters, --stats");
-    sub->add_option("--file", o->file, "The log to read (default: $TOOLCAGE_LOG, else ~/.local/state/toolcage/decisions.jsonl)");
+    auto* sub =
+        app.add_subcommand("log", "Show the decision log: recent decisions, filters, --stats");
+    sub->add_option(
+        "--file", o->file,
+        "The log to read (default: $TOOLCAGE_LOG, else ~/.local/state/toolcage/decisions.jsonl)");
     sub->add_flag("--deny", o->deny, "Only denied calls");
     sub->add_flag("--ask", o->ask, "Only calls that asked a person");
     sub->add_flag("--cage", o->cage, "Only caged calls");
     sub->add_flag("--allow", o->allow, "Only allowed calls");
-    sub->add_option("--since", o->since, "Only entries after this: 30m, 1h, 2d, 1w or an ISO date (2026-11-30)");
+    sub->add_option("--since", o->since,
+                    "Only entries after this: 30m, 1h, 2d, 1w or an ISO date (2026-11-30)");
     sub->add_option("--agent", o->agent, "Only this agent's calls (hermes, claude, openclaw)");
-    sub->add_option("--rule", o->rule, "Only this rule id (or every id under a prefix ending in '.', e.g. git.)");
+    sub->add_option("--rule", o->rule,
+                    "Only this rule id (or every id under a prefix ending in '.', e.g. git.)");
     sub->add_flag("--stats", o->stats, "Counts by verdict, rule, agent and program");
     sub->add_flag("--json", o->json, "Print the matching lines as logged (JSON Lines)");
-    sub->add_option("-n,--limit", o->limit, "How many recent entries to show (default 20)")->check(CLI::PositiveNumber);
+    sub->add_option("-n,--limit", o->limit, "How many recent entries to show (default 20)")
+        ->check(CLI::PositiveNumber);
     sub->add_flag("--all", o->all, "Show every matching entry");
     return {sub, [o] { return run_log(*o); }};
 }

@@ -1,5 +1,6 @@
 // `toolcage explain CMD` and `toolcage check --explain`: how the classifier read a command, the
-// programs it found, every rule that fired, the rule that decided, and the override that changes it.
+// programs it found, every rule that fired, the rule that decided, and the override that changes
+// it.
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 
 namespace toolcage::cli {
 
-std::string explain_text(const std::string& command, const classify::Explanation& e, const Policy& policy);
+std::string explain_text(const std::string& command, const classify::Explanation& e,
+                         const Policy& policy);
 
 }  // namespace toolcage::cli

@@ -12,10 +12,12 @@ namespace toolcage::cli {
 std::vector<std::string> unknown_override_errors(const Policy& p) {
     std::vector<std::string> errors;
     for (const auto& [id, d] : p.overrides) {
-        bool own = std::any_of(p.rules.begin(), p.rules.end(), [&](const ExtraRule& r) { return r.id == id; });
+        bool own = std::any_of(p.rules.begin(), p.rules.end(),
+                               [&](const ExtraRule& r) { return r.id == id; });
         if (!own && !classify::is_builtin_rule(id))
-            errors.push_back(p.file + ": /overrides/" + id +
-                             ": no rule has this id; `toolcage policy rules` lists the built-in ones");
+            errors.push_back(
+                p.file + ": /overrides/" + id +
+                ": no rule has this id; `toolcage policy rules` lists the built-in ones");
     }
     return errors;
 }

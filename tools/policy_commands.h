@@ -9,7 +9,8 @@ namespace toolcage::cli {
 // Every error of the policy (a file or an installed name) and of what it extends; exit 1 when any.
 int policy_validate(const std::string& name_or_file);
 
-// The built-in rules: ids only, or with `long_form` their verdict, what they match and why; or JSON.
+// The built-in rules: ids only, or with `long_form` their verdict, what they match and why; or
+// JSON.
 int policy_rules(bool long_form, bool json);
 
 // The report of which policy a profile gets; exit 1 when every call would be refused or the

@@ -42,22 +42,26 @@ void make_private_dirs(const fs::path& dir) {
 int policy_install(const std::string& file, const std::string& given_name, bool force) {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
-        throw Error("policy install: " + file + ": no such file; give the path of a policy .json file");
+        throw Error("policy install: " + file +
+                    ": no such file; give the path of a policy .json file");
     std::string name = given_name.empty() ? fs::path(file).stem().string() : given_name;
     if (!is_policy_name(name))
         throw Error("policy install: \"" + name +
                     "\" is not a policy name (letters, digits, - and _); pass --name NAME");
     if (shipped(name))
-        throw Error("policy install: \"" + name +
-                    "\" is a shipped policy's name, and shipped policies are found first: yours would "
-                    "never be used; install it under another name (--name my-" + name +
-                    ") and extend the shipped one with \"extends\": \"" + name + "\"");
+        throw Error(
+            "policy install: \"" + name +
+            "\" is a shipped policy's name, and shipped policies are found first: yours would "
+            "never be used; install it under another name (--name my-" +
+            name + ") and extend the shipped one with \"extends\": \"" + name + "\"");
     fs::path dir = user_profile_dir();
-    if (dir.empty()) throw Error("policy install: neither XDG_CONFIG_HOME nor HOME is set; set HOME");
+    if (dir.empty())
+        throw Error("policy install: neither XDG_CONFIG_HOME nor HOME is set; set HOME");
     fs::path target = dir / (name + ".json");
     if (fs::exists(target, ec) && !force)
         throw Error("policy install: " + target.string() +
-                    " exists; pass --force to replace it (`toolcage policy show " + name + "` shows it)");
+                    " exists; pass --force to replace it (`toolcage policy show " + name +
+                    "` shows it)");
 
     // Validated where it will live: its "extends" then resolves as it will when installed.
     std::ifstream in(file, std::ios::binary);
@@ -73,8 +77,10 @@ int policy_install(const std::string& file, const std::string& given_name, bool 
             Policy p = load_policy_file(staged, compiled_profiles());
             errors = unknown_override_errors(p);
             if (!p.name.starts_with(".") && p.name != name)
-                errors.push_back(file + ": /name: \"" + p.name + "\": the policy names itself otherwise than "
-                                 "it would be installed (\"" + name + "\"); change its \"name\" or pass --name " + p.name);
+                errors.push_back(file + ": /name: \"" + p.name +
+                                 "\": the policy names itself otherwise than "
+                                 "it would be installed (\"" +
+                                 name + "\"); change its \"name\" or pass --name " + p.name);
         } catch (const Error& e) {
             errors.push_back(e.what());
         }
@@ -83,7 +89,8 @@ int policy_install(const std::string& file, const std::string& given_name, bool 
         install::remove_file(staged);
         for (auto& e : errors) {
             // Errors name the file the user wrote, not the staged copy.
-            if (auto at = e.find(staged.string()); at != std::string::npos) e.replace(at, staged.string().size(), file);
+            if (auto at = e.find(staged.string()); at != std::string::npos)
+                e.replace(at, staged.string().size(), file);
             std::cerr << e << '\n';
         }
         std::cerr << file << ": " << errors.size() << (errors.size() == 1 ? " error" : " errors")
@@ -93,10 +100,12 @@ int policy_install(const std::string& file, const std::string& given_name, bool 
     fs::rename(staged, target, ec);
     if (ec) {
         install::remove_file(staged);
-        throw Error("policy install: rename(" + staged.string() + ", " + target.string() + "): " + ec.message());
+        throw Error("policy install: rename(" + staged.string() + ", " + target.string() +
+                    "): " + ec.message());
     }
-    std::cout << "installed policy \"" << name << "\" as " << target.string() << "\nuse it with --policy "
-              << name << ", or `toolcage: " << name << "` in a profile's SOUL.md\n";
+    std::cout << "installed policy \"" << name << "\" as " << target.string()
+              << "\nuse it with --policy " << name << ", or `toolcage: " << name
+              << "` in a profile's SOUL.md\n";
     return 0;
 }
 

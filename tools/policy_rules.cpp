@@ -13,7 +13,10 @@ int policy_rules(bool long_form, bool json) {
     if (json) {
         nlohmann::json out = nlohmann::json::array();
         for (const auto& r : rules)
-            out.push_back({{"id", r.id}, {"verdict", r.verdict}, {"matches", r.matches}, {"reason", r.reason}});
+            out.push_back({{"id", r.id},
+                           {"verdict", r.verdict},
+                           {"matches", r.matches},
+                           {"reason", r.reason}});
         std::cout << out.dump(2) << '\n';
         return 0;
     }
@@ -24,8 +27,8 @@ int policy_rules(bool long_form, bool json) {
     std::size_t w = 0;
     for (const auto& r : rules) w = std::max(w, r.id.size());
     for (const auto& r : rules)
-        std::cout << r.id << std::string(w + 2 - r.id.size(), ' ') << r.verdict << "\n    matches: " << r.matches
-                  << "\n    why:     " << r.reason << '\n';
+        std::cout << r.id << std::string(w + 2 - r.id.size(), ' ') << r.verdict
+                  << "\n    matches: " << r.matches << "\n    why:     " << r.reason << '\n';
     return 0;
 }
 

@@ -21,7 +21,8 @@ int policy_validate(const std::string& name_or_file) {
         }
     }
     for (const auto& e : errors) std::cerr << e << '\n';
-    std::cerr << name_or_file << ": " << errors.size() << (errors.size() == 1 ? " error" : " errors") << '\n';
+    std::cerr << name_or_file << ": " << errors.size()
+              << (errors.size() == 1 ? " error" : " errors") << '\n';
     return 1;
 }
 

@@ -29,8 +29,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             start = i + 1;
         }
     for (const auto& r : stderr_refusals(lines, plan, paths, size % 2 == 0)) {
-        if (r.field.empty() || r.fix.empty()) std::abort();  // every refusal names a field and a fix
-        if (refusal_line(r).find('\n') != std::string::npos && r.target.find('\n') == std::string::npos) std::abort();
+        if (r.field.empty() || r.fix.empty())
+            std::abort();  // every refusal names a field and a fix
+        if (refusal_line(r).find('\n') != std::string::npos &&
+            r.target.find('\n') == std::string::npos)
+            std::abort();
     }
     for (const auto& r : audit_record_refusals(bytes, paths))
         if (r.access.empty()) std::abort();

@@ -6,10 +6,14 @@ namespace {
 
 std::string would_have(Decision d) {
     switch (d) {
-        case Decision::allow: return "allowed";
-        case Decision::cage: return "run inside the cage";
-        case Decision::ask: return "asked a person";
-        case Decision::deny: return "DENIED";
+        case Decision::allow:
+            return "allowed";
+        case Decision::cage:
+            return "run inside the cage";
+        case Decision::ask:
+            return "asked a person";
+        case Decision::deny:
+            return "DENIED";
     }
     return "refused";
 }

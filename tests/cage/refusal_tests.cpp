@@ -40,7 +40,8 @@ void close_scratch_base(Scratch& s) {
 }
 
 Result caged(Scratch& s, As who, const std::string& script) {
-    return run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c", script}, {who, false, {}});
+    return run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c", script},
+                        {who, false, {}});
 }
 
 void put(const std::string& path, const std::string& text, mode_t mode) {
@@ -87,7 +88,8 @@ class AuditOn {
 
 }  // namespace
 
-TEST_CASE("a caged write outside the workspace is explained: the path and cage.write", "[cage][refusal]") {
+TEST_CASE("a caged write outside the workspace is explained: the path and cage.write",
+          "[cage][refusal]") {
     As who = GENERATE(As::root, As::nobody);
     INFO(name_of(who));
     Scratch s;
@@ -113,7 +115,8 @@ TEST_CASE("a caged write outside the workspace is explained: the path and cage.w
     CHECK(j["refusals"][0]["target"] == target);
 }
 
-TEST_CASE("a caged write into a system directory is explained, and no rule is suggested", "[cage][refusal]") {
+TEST_CASE("a caged write into a system directory is explained, and no rule is suggested",
+          "[cage][refusal]") {
     Scratch s;
     Result r = caged(s, As::nobody, "touch /etc/toolcage-refusal-test");
     INFO(r.out);
@@ -144,7 +147,8 @@ TEST_CASE("a caged read of a credential is explained, and never suggested", "[ca
     close_scratch_base(s);
     put(s.state + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n", 0644);
     put(s.state + "/.npmrc", "//registry.npmjs.org/:_authToken=npm_secret\n", 0644);
-    Result r = caged(s, As::root, "cat \"$HOME/.ssh/id_ed25519\"; cat \"$HOME/.npmrc\"; ls \"$HOME\"");
+    Result r =
+        caged(s, As::root, "cat \"$HOME/.ssh/id_ed25519\"; cat \"$HOME/.npmrc\"; ls \"$HOME\"");
     INFO(r.out);
     CHECK(r.out.find("BEGIN OPENSSH") == std::string::npos);
     auto lines = refusal_lines(r.out);
@@ -221,18 +225,20 @@ TEST_CASE("a refused path in a program's error line is found, with the access it
         std::string line, access, target, field;
     };
     std::vector<Case> cases = {
-        {"/bin/sh: 1: cannot create /opt/x/out.txt: Permission denied", "write", "/opt/x/out.txt", "cage.write"},
-        {"touch: cannot touch '/srv/data/f': Permission denied", "write", "/srv/data/f", "cage.write"},
-        {"mkdir: cannot create directory \xe2\x80\x98/data/new\xe2\x80\x99: Permission denied", "write", "/data/new",
+        {"/bin/sh: 1: cannot create /opt/x/out.txt: Permission denied", "write", "/opt/x/out.txt",
          "cage.write"},
+        {"touch: cannot touch '/srv/data/f': Permission denied", "write", "/srv/data/f",
+         "cage.write"},
+        {"mkdir: cannot create directory \xe2\x80\x98/data/new\xe2\x80\x99: Permission denied",
+         "write", "/data/new", "cage.write"},
         {"cat: /home/u/notes.txt: Permission denied", "read", "/home/u/notes.txt", "cage.read"},
         {"PermissionError: [Errno 13] Permission denied: '/home/u/.cache/pip/x'", "write",
          "/home/u/.cache/pip/x", "cage.write"},
         {"Error: EACCES: permission denied, open '/home/u/.npm/_logs/x.log'", "write",
          "/home/u/.npm/_logs/x.log", "cage.write"},
         {"ls: cannot open directory '/home/u': Permission denied", "read", "/home/u", "cage.read"},
-        {"python3: can't open file '/home/u/tool.py': [Errno 13] Permission denied", "read", "/home/u/tool.py",
-         "cage.read"},
+        {"python3: can't open file '/home/u/tool.py': [Errno 13] Permission denied", "read",
+         "/home/u/tool.py", "cage.read"},
         {"bash: ../../home/u/x: Permission denied", "write", "/home/u/x", "cage.write"},
     };
     for (const auto& c : cases) {
@@ -246,8 +252,11 @@ TEST_CASE("a refused path in a program's error line is found, with the access it
     // What the cage grants is not its refusal (the file's own mode refused it), and lines that
     // report nothing refused give nothing.
     CHECK(stderr_refusals({"cat: /etc/passwd: Permission denied"}, plan, paths, false).empty());
-    CHECK(stderr_refusals({"rm: cannot remove '/w/a': Permission denied"}, plan, paths, false).empty());
-    CHECK(stderr_refusals({"ls: cannot access '/nope': No such file or directory"}, plan, paths, false).empty());
+    CHECK(stderr_refusals({"rm: cannot remove '/w/a': Permission denied"}, plan, paths, false)
+              .empty());
+    CHECK(stderr_refusals({"ls: cannot access '/nope': No such file or directory"}, plan, paths,
+                          false)
+              .empty());
     // A refusal with no path still says how to see more.
     auto vague = stderr_refusals({"npm ERR! Error: EACCES: permission denied"}, plan, paths, false);
     REQUIRE(vague.size() == 1);
@@ -257,10 +266,11 @@ TEST_CASE("a refused path in a program's error line is found, with the access it
 TEST_CASE("no refusal suggests opening the home directory, credentials or start-up files",
           "[cage][refusal][unit]") {
     StepPaths paths{"/w", "/w", "/t/step", "/home/u"};
-    for (std::string p : {"/home/u", "/home/u/.ssh/id_rsa", "/home/u/.ssh", "/home/u/.npmrc", "/home/u/.gitconfig",
-                          "/home/u/.aws/credentials", "/home/u/.config/gh/hosts.yml", "/home/u/.bashrc",
-                          "/home/u/project/.env", "/home/u/.docker/config.json", "/home/u/.local/state/toolcage/x",
-                          "/root/.ssh/id_ed25519", "/etc/shadow"}) {
+    for (std::string p :
+         {"/home/u", "/home/u/.ssh/id_rsa", "/home/u/.ssh", "/home/u/.npmrc", "/home/u/.gitconfig",
+          "/home/u/.aws/credentials", "/home/u/.config/gh/hosts.yml", "/home/u/.bashrc",
+          "/home/u/project/.env", "/home/u/.docker/config.json", "/home/u/.local/state/toolcage/x",
+          "/root/.ssh/id_ed25519", "/etc/shadow"}) {
         INFO(p);
         CHECK(never_suggested(p, paths.home));
         for (const char* access : {"read", "write"}) {
@@ -269,7 +279,8 @@ TEST_CASE("no refusal suggests opening the home directory, credentials or start-
         }
     }
     // A new file directly in the home: its directory is the home itself.
-    CHECK(path_refusal("write", "/home/u/new-file-here", "test", "", paths).fix.starts_with("not suggested"));
+    CHECK(path_refusal("write", "/home/u/new-file-here", "test", "", paths)
+              .fix.starts_with("not suggested"));
     // An ordinary cache directory under home may be suggested, with the placeholder.
     auto ok = path_refusal("read", "/home/u/.cache/pip", "test", "", paths);
     CHECK(ok.fix == "to allow it, add \"{home}/.cache/pip\" to cage.read");
@@ -281,16 +292,22 @@ TEST_CASE("the relay's refusals of one step are read from its log", "[cage][refu
     std::string log = std::string(tmpl) + "/relay.jsonl";
     {
         std::ofstream out(log);
-        out << R"({"event":"connect","host":"old.example.org","port":443,"verdict":"deny","status":403,"reason":"the host old.example.org:443 is not on the allowlist","step":"aaaa"})" << '\n';
+        out << R"({"event":"connect","host":"old.example.org","port":443,"verdict":"deny","status":403,"reason":"the host old.example.org:443 is not on the allowlist","step":"aaaa"})"
+            << '\n';
     }
     auto from = fs::file_size(log);
     {
         std::ofstream out(log, std::ios::app);
-        out << R"({"event":"connect","host":"pypi.org","port":443,"verdict":"deny","status":403,"reason":"the host pypi.org:443 is not on the allowlist","step":"bbbb"})" << '\n'
-            << R"({"event":"connect","host":"other.example.org","port":443,"verdict":"deny","status":403,"reason":"the host other.example.org:443 is not on the allowlist","step":"cccc"})" << '\n'
-            << R"({"event":"connect","host":"registry.npmjs.org","port":443,"verdict":"allow","status":200,"reason":"","step":"bbbb"})" << '\n'
-            << R"({"event":"connect","host":"git.example.org","port":8443,"verdict":"deny","status":403,"reason":"the host git.example.org:8443 is not on the allowlist","step":"bbbb"})" << '\n'
-            << R"({"event":"connect","host":"api.anthropic.com","port":443,"verdict":"deny","status":403,"reason":"the host api.anthropic.com:443 is not on the allowlist","step":"bbbb"})" << '\n'
+        out << R"({"event":"connect","host":"pypi.org","port":443,"verdict":"deny","status":403,"reason":"the host pypi.org:443 is not on the allowlist","step":"bbbb"})"
+            << '\n'
+            << R"({"event":"connect","host":"other.example.org","port":443,"verdict":"deny","status":403,"reason":"the host other.example.org:443 is not on the allowlist","step":"cccc"})"
+            << '\n'
+            << R"({"event":"connect","host":"registry.npmjs.org","port":443,"verdict":"allow","status":200,"reason":"","step":"bbbb"})"
+            << '\n'
+            << R"({"event":"connect","host":"git.example.org","port":8443,"verdict":"deny","status":403,"reason":"the host git.example.org:8443 is not on the allowlist","step":"bbbb"})"
+            << '\n'
+            << R"({"event":"connect","host":"api.anthropic.com","port":443,"verdict":"deny","status":403,"reason":"the host api.anthropic.com:443 is not on the allowlist","step":"bbbb"})"
+            << '\n'
             << "{torn" << '\n';
     }
     auto v = relay_refusals(log, from, "bbbb");
@@ -303,15 +320,27 @@ TEST_CASE("the relay's refusals of one step are read from its log", "[cage][refu
     fs::remove_all(tmpl);
 }
 
-TEST_CASE("Landlock audit records of the step's domain are read as refusals", "[cage][refusal][unit]") {
+TEST_CASE("Landlock audit records of the step's domain are read as refusals",
+          "[cage][refusal][unit]") {
     StepPaths paths{"/w", "/w", "/t/step", "/home/u"};
     std::vector<std::pair<int, std::string>> msgs = {
-        {1423, "audit(1796064278.665:3): domain=16cb062eb blockers=fs.make_reg path=\"/srv\" dev=\"vda\" ino=19"},
-        {1424, "audit(1796064278.665:3): domain=16cb062eb status=allocated mode=enforcing pid=4242 uid=0 exe=\"/bin/sh\" comm=\"sh\""},
-        {1423, "audit(1796064278.700:4): domain=aaaaaaaaa blockers=fs.read_file path=\"/etc/x\" dev=\"vda\" ino=20"},
-        {1424, "audit(1796064278.700:4): domain=aaaaaaaaa status=allocated mode=enforcing pid=99 uid=0"},
-        {1423, "audit(1796064278.800:5): domain=16cb062eb blockers=net.connect_tcp daddr=93.184.216.34 dest=443"},
-        {1423, "audit(1796064278.900:6): domain=16cb062eb blockers=fs.read_file,fs.read_dir path=2F686F6D652F752F6D7920646F6373 dev=\"vda\" ino=21"},
+        {1423,
+         "audit(1796064278.665:3): domain=16cb062eb blockers=fs.make_reg path=\"/srv\" dev=\"vda\" "
+         "ino=19"},
+        {1424,
+         "audit(1796064278.665:3): domain=16cb062eb status=allocated mode=enforcing pid=4242 uid=0 "
+         "exe=\"/bin/sh\" comm=\"sh\""},
+        {1423,
+         "audit(1796064278.700:4): domain=aaaaaaaaa blockers=fs.read_file path=\"/etc/x\" "
+         "dev=\"vda\" ino=20"},
+        {1424,
+         "audit(1796064278.700:4): domain=aaaaaaaaa status=allocated mode=enforcing pid=99 uid=0"},
+        {1423,
+         "audit(1796064278.800:5): domain=16cb062eb blockers=net.connect_tcp daddr=93.184.216.34 "
+         "dest=443"},
+        {1423,
+         "audit(1796064278.900:6): domain=16cb062eb blockers=fs.read_file,fs.read_dir "
+         "path=2F686F6D652F752F6D7920646F6373 dev=\"vda\" ino=21"},
     };
     auto recs = select_step_records(msgs, 4242);
     REQUIRE(recs.size() == 3);

@@ -24,7 +24,8 @@ TEST_CASE("every rule the classifier gives is in the catalogue, with its verdict
         std::stringstream text;
         text << in.rdbuf();
         const std::string s = text.str();
-        for (auto it = std::sregex_iterator(s.begin(), s.end(), hit); it != std::sregex_iterator(); ++it) {
+        for (auto it = std::sregex_iterator(s.begin(), s.end(), hit); it != std::sregex_iterator();
+             ++it) {
             std::string verdict = (*it)[1], id = (*it)[2];
             INFO(e.path().filename().string() << ": " << id << " " << verdict);
             auto found = by_id.find(id);
@@ -36,5 +37,6 @@ TEST_CASE("every rule the classifier gives is in the catalogue, with its verdict
         }
     }
     CHECK(seen > 150);
-    CHECK(std::is_sorted(rules.begin(), rules.end(), [](const auto& a, const auto& b) { return a.id < b.id; }));
+    CHECK(std::is_sorted(rules.begin(), rules.end(),
+                         [](const auto& a, const auto& b) { return a.id < b.id; }));
 }

@@ -50,7 +50,7 @@ bool blocked_or_changed(const json& payload, const RunResult& r) {
     json out = parse_out(r);
     if (!out.is_object()) return true;
     if (payload.contains("toolName")) return out["decision"] != "allow";  // OpenClaw
-    if (out.contains("action")) return true;                             // Hermes: block, approve, modify
+    if (out.contains("action")) return true;  // Hermes: block, approve, modify
     if (out.contains("hookSpecificOutput")) {
         const json& h = out["hookSpecificOutput"];
         return h.value("permissionDecision", "allow") != "allow" || h.contains("updatedInput");
@@ -72,7 +72,8 @@ TEST_CASE("audit mode: a session is never blocked, and the log holds what enforc
 
     const auto calls = session(f);
     std::size_t refused_in_enforce = 0;
-    for (const auto& c : calls) refused_in_enforce += blocked_or_changed(c, f.hook(c, {"--policy", enforce}));
+    for (const auto& c : calls)
+        refused_in_enforce += blocked_or_changed(c, f.hook(c, {"--policy", enforce}));
     // The session means something only if enforce mode refuses or cages some of it.
     REQUIRE(refused_in_enforce >= 6);
     std::vector<std::string> enforced = decisions(f.log);
@@ -87,8 +88,10 @@ TEST_CASE("audit mode: a session is never blocked, and the log holds what enforc
         // protocol carries a message on an allow, and on stderr always.
         CHECK(r.err.find("AUDIT MODE") != std::string::npos);
         json out = parse_out(r);
-        if (c.contains("toolName")) CHECK(out["reason"].get<std::string>().find("AUDIT MODE") != std::string::npos);
-        if (c.contains("permission_mode")) CHECK(out["systemMessage"].get<std::string>().find("AUDIT MODE") != std::string::npos);
+        if (c.contains("toolName"))
+            CHECK(out["reason"].get<std::string>().find("AUDIT MODE") != std::string::npos);
+        if (c.contains("permission_mode"))
+            CHECK(out["systemMessage"].get<std::string>().find("AUDIT MODE") != std::string::npos);
     }
     std::vector<json> lines;
     std::vector<std::string> audited = decisions(f.log, &lines);

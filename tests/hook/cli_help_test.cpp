@@ -51,9 +51,13 @@ TEST_CASE("a command given to run without -- gets the fix", "[cli]") {
 
 TEST_CASE("--version on toolcage, its subcommands and toolcage-relay", "[cli]") {
     HookFixture f;
-    for (auto args : std::vector<std::vector<std::string>>{
-             {"--version"}, {"check", "--version"}, {"policy", "--version"}, {"policy", "rules", "--version"},
-             {"log", "--version"}, {"run", "--version"}, {"doctor", "--version"}}) {
+    for (auto args : std::vector<std::vector<std::string>>{{"--version"},
+                                                           {"check", "--version"},
+                                                           {"policy", "--version"},
+                                                           {"policy", "rules", "--version"},
+                                                           {"log", "--version"},
+                                                           {"run", "--version"},
+                                                           {"doctor", "--version"}}) {
         RunResult r = tc(f, args);
         INFO(args[0] << " " << r.err);
         CHECK(r.exit_code == 0);
@@ -70,8 +74,9 @@ TEST_CASE("toolcage log --stats counts what the log holds", "[cli][log]") {
     // and audit-mode entries.
     const std::vector<std::string> verdicts = {"allow", "cage", "ask", "deny"};
     const std::vector<std::string> agents = {"hermes", "claude", "openclaw"};
-    const std::vector<std::string> commands = {"git status", "npm install && npm test", "rm -rf build",
-                                               "FOO=1 make -j4", "sudo apt-get update | tee log"};
+    const std::vector<std::string> commands = {"git status", "npm install && npm test",
+                                               "rm -rf build", "FOO=1 make -j4",
+                                               "sudo apt-get update | tee log"};
     std::map<std::string, int> by_verdict, by_agent, by_rule, by_program;
     std::ostringstream log;
     std::mt19937 rng(7);
@@ -81,8 +86,14 @@ TEST_CASE("toolcage log --stats counts what the log holds", "[cli][log]") {
         std::string v = verdicts[rng() % 4], a = agents[rng() % 3], c = commands[rng() % 5];
         std::string rule = "rule." + std::to_string(rng() % 7);
         bool aud = rng() % 5 == 0;
-        json j = {{"time", "2026-11-30T10:00:00.000Z"}, {"agent", a}, {"tool", "terminal"}, {"kind", "shell"},
-                  {"verdict", v}, {"rule", rule}, {"reason", "r"}, {"command", c}};
+        json j = {{"time", "2026-11-30T10:00:00.000Z"},
+                  {"agent", a},
+                  {"tool", "terminal"},
+                  {"kind", "shell"},
+                  {"verdict", v},
+                  {"rule", rule},
+                  {"reason", "r"},
+                  {"command", c}};
         if (aud) {
             j["mode"] = "audit";
             ++audit;
@@ -98,8 +109,12 @@ TEST_CASE("toolcage log --stats counts what the log holds", "[cli][log]") {
         if (c.starts_with("sudo")) ++by_program["apt-get"], ++by_program["tee"];
         if (i == 100) log << "{\"time\": \"2026-11-30T10:00:00.000Z\", \"verd\n";  // torn
         if (i == 200)
-            log << json{{"time", "2026-11-30T10:00:00.000Z"}, {"event", "step"}, {"tool", "run"}, {"status", 0},
-                        {"command", "make"}}.dump()
+            log << json{{"time", "2026-11-30T10:00:00.000Z"},
+                        {"event", "step"},
+                        {"tool", "run"},
+                        {"status", 0},
+                        {"command", "make"}}
+                       .dump()
                 << '\n';
     }
     write_file(f.log, log.str());
@@ -132,7 +147,8 @@ TEST_CASE("toolcage log --stats counts what the log holds", "[cli][log]") {
     CHECK(claude == by_agent["claude"]);
 }
 
-TEST_CASE("toolcage log shows recent decisions as a table, filtered by verdict and time", "[cli][log]") {
+TEST_CASE("toolcage log shows recent decisions as a table, filtered by verdict and time",
+          "[cli][log]") {
     HookFixture f;
     f.hook(hermes_terminal("git status", f.ws));
     f.hook(hermes_terminal("rm -rf ~", f.ws));
@@ -155,9 +171,11 @@ TEST_CASE("toolcage log shows recent decisions as a table, filtered by verdict a
     CHECK(bad.err.find("--since \"yesterday\"") != std::string::npos);
 }
 
-TEST_CASE("toolcage explain names the programs, the deciding rule and the override", "[cli][explain]") {
+TEST_CASE("toolcage explain names the programs, the deciding rule and the override",
+          "[cli][explain]") {
     HookFixture f;
-    RunResult r = tc(f, {"explain", "--cwd", f.ws, "--", "git status && git push --force origin main"});
+    RunResult r =
+        tc(f, {"explain", "--cwd", f.ws, "--", "git status && git push --force origin main"});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(r.out.find("programs:  git, git") != std::string::npos);
@@ -190,7 +208,8 @@ TEST_CASE("policy rules --long and --json describe every built-in rule", "[cli][
     CHECK(lng.out.find("    matches: git push --force") != std::string::npos);
 }
 
-TEST_CASE("policy validate reports every error in one run, and takes an installed name", "[cli][policy]") {
+TEST_CASE("policy validate reports every error in one run, and takes an installed name",
+          "[cli][policy]") {
     HookFixture f;
     std::string bad = f.root / "bad.json";
     write_file(bad, R"({"name": "bad", "mood": "x", "on_cage": "allow",
@@ -200,8 +219,8 @@ TEST_CASE("policy validate reports every error in one run, and takes an installe
     RunResult r = tc(f, {"policy", "validate", bad});
     INFO(r.err);
     CHECK(r.exit_code == 1);
-    for (const char* where : {"/mood", "/on_cage", "/overrides/git.push", "/cage/read/0", "/cage/read/2",
-                              "/cage/network", "/relay/allow/0", "/relay/allow/1"})
+    for (const char* where : {"/mood", "/on_cage", "/overrides/git.push", "/cage/read/0",
+                              "/cage/read/2", "/cage/network", "/relay/allow/0", "/relay/allow/1"})
         CHECK(r.err.find(bad + ": " + where) != std::string::npos);
     CHECK(r.err.find("8 errors") != std::string::npos);
 
@@ -234,7 +253,9 @@ TEST_CASE("policy install validates and installs a policy of one's own", "[cli][
     CHECK(shipped.err.find("shipped policy") != std::string::npos);
 
     std::string broken = f.root / "broken.json";
-    write_file(broken, R"({"extends": "default", "cage": {"network": "wifi"}, "overrides": {"nope.rule": "allow"}})");
+    write_file(
+        broken,
+        R"({"extends": "default", "cage": {"network": "wifi"}, "overrides": {"nope.rule": "allow"}})");
     RunResult b = tc(f, {"policy", "install", broken});
     CHECK(b.exit_code == 1);
     CHECK(b.err.find(broken + ": /cage/network") != std::string::npos);
@@ -242,8 +263,9 @@ TEST_CASE("policy install validates and installs a policy of one's own", "[cli][
     CHECK_FALSE(std::ifstream(f.home + "/.config/toolcage/profiles/broken.json").good());
 }
 
-TEST_CASE("policy which exits non-zero when every call would be refused or the directory is missing",
-          "[cli][policy]") {
+TEST_CASE(
+    "policy which exits non-zero when every call would be refused or the directory is missing",
+    "[cli][policy]") {
     HookFixture f;
     CHECK(tc(f, {"policy", "which", "--profile-dir", f.hermes_home}).exit_code == 0);
     RunResult missing = tc(f, {"policy", "which", "--profile-dir", f.root / "no-such-profile"});

@@ -59,7 +59,8 @@ TEST_CASE("--since takes a duration or an ISO date, and names the fix otherwise"
     CHECK(since_cutoff("2026-11-30", now) == "2026-11-30");
     CHECK(since_cutoff("2026-11-30T18:00", now) == "2026-11-30T18:00");
     CHECK(since_cutoff("2026-11-30 18:00:05Z", now) == "2026-11-30T18:00:05");
-    for (const char* bad : {"", "yesterday", "1y", "h", "2026-13", "2026-11-30T1", "99999999999999999999d"})
+    for (const char* bad :
+         {"", "yesterday", "1y", "h", "2026-13", "2026-11-30T1", "99999999999999999999d"})
         CHECK_THROWS_AS(since_cutoff(bad, now), Error);
 }
 
@@ -68,18 +69,20 @@ TEST_CASE("the programs of a logged command: first words, past assignments and w
     CHECK(programs_of("git status") == V{"git"});
     CHECK(programs_of("cd /w && npm install && npm test") == V{"cd", "npm"});
     CHECK(programs_of("FOO=1 BAR=2 make -j4") == V{"make"});
-    CHECK(programs_of("sudo -n apt-get update | tee log; /usr/bin/python3 x.py") == V{"apt-get", "python3", "tee"});
+    CHECK(programs_of("sudo -n apt-get update | tee log; /usr/bin/python3 x.py") ==
+          V{"apt-get", "python3", "tee"});
     CHECK(programs_of("echo 'a; rm -rf /' | sh") == V{"echo", "sh"});
     CHECK(programs_of("").empty());
 }
 
 TEST_CASE("counts by verdict, rule, agent and program", "[log]") {
     LogStats s;
-    for (const char* line :
-         {R"({"verdict":"deny","rule":"rm.home","agent":"hermes","kind":"shell","command":"rm -rf ~"})",
-          R"({"verdict":"allow","rule":"readonly.git","agent":"claude","kind":"shell","command":"git log"})",
-          R"({"verdict":"deny","rule":"file.outside-workspace","agent":"claude","kind":"write","command":"/etc/passwd"})",
-          R"({"event":"step","status":0,"command":"make"})"}) {
+    for (
+        const char* line :
+        {R"({"verdict":"deny","rule":"rm.home","agent":"hermes","kind":"shell","command":"rm -rf ~"})",
+         R"({"verdict":"allow","rule":"readonly.git","agent":"claude","kind":"shell","command":"git log"})",
+         R"({"verdict":"deny","rule":"file.outside-workspace","agent":"claude","kind":"write","command":"/etc/passwd"})",
+         R"({"event":"step","status":0,"command":"make"})"}) {
         auto e = parse_log_line(line);
         REQUIRE(e);
         count_entry(s, *e);
