@@ -11,11 +11,6 @@ namespace toolcage {
 
 namespace {
 
-std::string text_of(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 std::string iso_utc(std::time_t t) {
     std::tm tm{};
     gmtime_r(&t, &tm);
@@ -44,25 +39,92 @@ bool is_assignment(std::string_view w) {
 
 }  // namespace
 
+namespace {
+
+// Reads one line with nlohmann's SAX parser into the fields `toolcage log` shows: no document
+// is built, and values of other fields are dropped as they are read (a few thousand lines
+// must read in a blink).
+class EntryReader : public nlohmann::json_sax<nlohmann::json> {
+  public:
+    explicit EntryReader(LogEntry& e) : e_(e) {}
+    bool top_object = false;
+
+    bool null() override { return done(); }
+    bool boolean(bool) override { return done(); }
+    bool number_integer(number_integer_t v) override { return integer(v); }
+    bool number_unsigned(number_unsigned_t v) override {
+        return integer(static_cast<long long>(v));
+    }
+    bool number_float(number_float_t, const string_t&) override { return done(); }
+    bool binary(binary_t&) override { return done(); }
+    bool string(string_t& v) override {
+        if (depth_ == 1 && target_) *target_ = std::move(v);
+        return done();
+    }
+    bool start_object(std::size_t) override {
+        if (depth_ == 0) top_object = true;
+        if (depth_ == 2 && in_refusals_) ++e_.refusals;
+        ++depth_;
+        return true;
+    }
+    bool end_object() override {
+        --depth_;
+        return done();
+    }
+    bool start_array(std::size_t) override {
+        in_refusals_ = depth_ == 1 && key_ == "refusals";
+        ++depth_;
+        return true;
+    }
+    bool end_array() override {
+        if (--depth_ == 1) in_refusals_ = false;
+        return done();
+    }
+    bool key(string_t& k) override {
+        if (depth_ != 1) return true;
+        key_ = k;
+        target_ = field(k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false;
+    }
+
+  private:
+    std::string* field(const std::string& k) {
+        static const std::pair<const char*, std::string LogEntry::*> fields[] = {
+            {"time", &LogEntry::time},       {"event", &LogEntry::event},
+            {"agent", &LogEntry::agent},     {"profile", &LogEntry::profile},
+            {"session", &LogEntry::session}, {"tool", &LogEntry::tool},
+            {"verdict", &LogEntry::verdict}, {"rule", &LogEntry::rule},
+            {"reason", &LogEntry::reason},   {"command", &LogEntry::command},
+            {"mode", &LogEntry::mode},       {"kind", &LogEntry::kind}};
+        for (const auto& [name, member] : fields)
+            if (k == name) return &(e_.*member);
+        return nullptr;
+    }
+    bool integer(long long v) {
+        if (depth_ == 1 && key_ == "status") e_.status = v;
+        return done();
+    }
+    bool done() {
+        if (depth_ == 1) target_ = nullptr;
+        return true;
+    }
+    LogEntry& e_;
+    int depth_ = 0;
+    bool in_refusals_ = false;
+    std::string key_;
+    std::string* target_ = nullptr;
+};
+
+}  // namespace
+
 std::optional<LogEntry> parse_log_line(std::string_view line) {
-    nlohmann::json j = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return std::nullopt;
     LogEntry e;
-    e.time = text_of(j, "time");
-    e.event = text_of(j, "event");
-    e.agent = text_of(j, "agent");
-    e.profile = text_of(j, "profile");
-    e.session = text_of(j, "session");
-    e.tool = text_of(j, "tool");
-    e.verdict = text_of(j, "verdict");
-    e.rule = text_of(j, "rule");
-    e.reason = text_of(j, "reason");
-    e.command = text_of(j, "command");
-    e.mode = text_of(j, "mode");
-    e.kind = text_of(j, "kind");
-    if (auto it = j.find("status"); it != j.end() && it->is_number_integer())
-        e.status = it->get<long long>();
-    if (auto it = j.find("refusals"); it != j.end() && it->is_array()) e.refusals = it->size();
+    EntryReader reader(e);
+    if (!nlohmann::json::sax_parse(line.begin(), line.end(), &reader) || !reader.top_object)
+        return std::nullopt;
     return e;
 }
 
