@@ -95,6 +95,10 @@ bin="$prefix/bin/toolcage"
 echo
 echo "installed: $bin and $prefix/bin/toolcage-relay; policies in $prefix/share/toolcage/profiles"
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
+# Shell completions: bash-completion reads $prefix/share/bash-completion/completions for
+# ~/.local (XDG_DATA_HOME) and /usr/local; zsh needs the directory on its fpath.
+echo "completions: $prefix/share/bash-completion/completions/toolcage (bash) and" \
+     "$prefix/share/zsh/site-functions/_toolcage (zsh: add fpath+=($prefix/share/zsh/site-functions) before compinit)"
 
 # Wire the hook into the agents asked for. A failure here (say, a config.yaml that already has
 # `hooks:`) is reported and makes install.sh exit 2 at the end, after the rest has run.

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "cage/interpreter.h"
+#include "cage/landlock_audit.h"
 #include "cage/landlock_uapi.h"
 #include "cage/netns.h"
 #include "cage/seccomp_rules.h"
@@ -119,6 +120,14 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
                              "the same user) are readable from a step, /dev/shm and /dev/pts are not "
                              "granted, and a step's daemon outlives a killed supervisor until the next "
                              "run or hook for the workspace kills it");
+    r.audit_mode = policy.mode == "audit";
+    if (r.kernel.landlock_abi >= 7) {
+        AuditAvailability a = landlock_audit_availability();
+        r.refusal_source = a.readable ? "the kernel's Landlock audit records"
+                                      : "the step's stderr (Landlock's audit records: " + a.why + ")";
+    } else {
+        r.refusal_source = "the step's stderr (Landlock audit records need ABI 7, Linux 6.15+)";
+    }
     if (r.kernel.landlock_abi > landlock::kKnownAbi)
         r.warnings.push_back("the kernel's Landlock ABI " + std::to_string(r.kernel.landlock_abi) +
                              " is newer than toolcage knows (" +
@@ -172,7 +181,11 @@ nlohmann::json to_json(const DoctorReport& r) {
           {"unprivileged_userns", r.kernel.unprivileged_userns == 1},
           {"pidfd", r.kernel.pidfd},
           {"cap_last_cap", r.kernel.cap_last_cap}}},
-        {"policy", {{"name", r.policy_name}, {"file", r.policy_file}, {"min_abi", r.min_abi}}},
+        {"policy",
+         {{"name", r.policy_name},
+          {"file", r.policy_file},
+          {"min_abi", r.min_abi},
+          {"mode", r.audit_mode ? "audit" : "enforce"}}},
         {"would_run", r.would_run},
         {"refusal", r.refusal},
         {"landlock",
@@ -189,8 +202,18 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"pid_namespace", r.pid_namespace},
         {"pid_namespace_why", r.pid_namespace_why},
         {"warnings", r.warnings},
+        {"refusal_source", r.refusal_source},
     };
 }
+
+namespace {
+
+constexpr const char* kAuditWarning =
+    "  !!! AUDIT MODE: this policy has \"mode\": \"audit\". The hook lets EVERY call through\n"
+    "  !!! (nothing is denied, asked or caged) and only logs what it would have decided.\n"
+    "  !!! Review with `toolcage log --stats`, then set \"mode\": \"enforce\".\n";
+
+}  // namespace
 
 std::string to_text(const DoctorReport& r) {
     std::ostringstream o;
@@ -207,7 +230,9 @@ std::string to_text(const DoctorReport& r) {
     o << "  user namespaces:  "
       << (k.unprivileged_userns == 1 ? "available" : "not available " + k.userns_why) << '\n';
     o << "  pidfd:            " << (k.pidfd ? "yes" : "no") << '\n';
+    o << "  refusals named from " << r.refusal_source << '\n';
     o << "\npolicy \"" << r.policy_name << "\" (" << r.policy_file << ")\n";
+    if (r.audit_mode) o << kAuditWarning;
     o << "  " << r.landlock.summary() << '\n';
     for (const auto& s : r.landlock.rights) {
         std::string state = s.by_namespace ? "by the private network namespace"
@@ -235,6 +260,7 @@ std::string to_text(const DoctorReport& r) {
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
                       : "\n`toolcage run` would refuse: " + r.refusal + "\n");
+    if (r.audit_mode) o << kAuditWarning;
     return o.str();
 }
 

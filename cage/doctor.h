@@ -31,6 +31,9 @@ struct DoctorReport {
     bool pid_namespace = false;
     std::string pid_namespace_why;  // why not
     std::vector<std::string> warnings;
+    bool audit_mode = false;  // the policy's "mode" is "audit": the hook refuses nothing
+    // Where `run` learns what Landlock refused: the kernel's audit records, or the step's stderr.
+    std::string refusal_source;
 };
 
 // `workdir` stands for the step's working directory ({workspace} is its git top level);

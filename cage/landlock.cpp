@@ -238,10 +238,12 @@ int build_landlock_ruleset(const LandlockPlan& plan) {
     return fd;
 }
 
-int restrict_self(int ruleset_fd, std::string& what) {
+int restrict_self(int ruleset_fd, std::string& what) { return restrict_self(ruleset_fd, 0U, what); }
+
+int restrict_self(int ruleset_fd, std::uint32_t flags, std::string& what) {
     if (ruleset_fd < 0) return 0;
-    if (::syscall(ll::kSysRestrictSelf, ruleset_fd, 0U) != 0) {
-        what = "landlock_restrict_self(" + std::to_string(ruleset_fd) + ", 0)";
+    if (::syscall(ll::kSysRestrictSelf, ruleset_fd, flags) != 0) {
+        what = "landlock_restrict_self(" + std::to_string(ruleset_fd) + ", " + std::to_string(flags) + ")";
         return errno;
     }
     ::close(ruleset_fd);

@@ -95,6 +95,8 @@ int build_landlock_ruleset(const LandlockPlan& plan);
 // In the step's process, after PR_SET_NO_NEW_PRIVS: landlock_restrict_self(fd, 0).
 // Returns 0 or an errno; `what` receives the call as written.
 int restrict_self(int ruleset_fd, std::string& what);
+// The same with landlock_restrict_self() flags (ABI 7: which refusals the kernel audits).
+int restrict_self(int ruleset_fd, std::uint32_t flags, std::string& what);
 
 // Names of the rights in a mask, e.g. "read_file,read_dir".
 std::string fs_rights_names(std::uint64_t access);

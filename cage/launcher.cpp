@@ -99,8 +99,22 @@ int set_no_new_privs(std::string& what) {
     return 0;
 }
 
-int restrict_files_and_network(int landlock_fd, std::string& what) {
-    return restrict_self(landlock_fd, what);
+int restrict_files_and_network(const CageSetup& s, std::string& what) {
+    return restrict_self(s.landlock_fd, s.landlock_flags, what);
+}
+
+// The supervisor reads the step's stderr to say afterwards what the cage refused.
+int watched_stderr(const CageSetup& s, std::string& what) {
+    if (s.stderr_fd < 0) return 0;
+    if (::dup2(s.stderr_fd, STDERR_FILENO) < 0) {
+        what = "dup2(" + std::to_string(s.stderr_fd) + ", 2)";
+        return errno;
+    }
+    if (s.stdout_to_stderr_fd && ::dup2(s.stderr_fd, STDOUT_FILENO) < 0) {
+        what = "dup2(" + std::to_string(s.stderr_fd) + ", 1)";
+        return errno;
+    }
+    return 0;
 }
 
 int filter_system_calls(const CageSetup& s, std::string& what) {
@@ -124,7 +138,7 @@ void enter_cage(const CageSetup& s) {
     // the capabilities of its new user namespace, so it comes before they are all dropped;
     // capabilities go before no_new_privs and Landlock, seccomp comes last so that it does not
     // filter our own setup (it refuses new namespaces).
-    if ((err = new_session(what)) || (err = die_with_supervisor(s, what)) ||
+    if ((err = new_session(what)) || (err = die_with_supervisor(s, what)) || (err = watched_stderr(s, what)) ||
         (err = enter_workdir(s, what)) || (err = close_inherited_fds(what)) ||
         (err = set_limits(s, what)))
         report(s, 's', err, what);
@@ -133,7 +147,7 @@ void enter_cage(const CageSetup& s) {
     if ((err = make_namespaces(s, what))) report(s, 'n', err, what);
     if ((err = make_private_network(s, what)) ||
         (err = drop_all_capabilities(s.cap_last_cap, what)) || (err = set_no_new_privs(what)) ||
-        (err = restrict_files_and_network(s.landlock_fd, what)) ||
+        (err = restrict_files_and_network(s, what)) ||
         (err = filter_system_calls(s, what)) || (err = restore_signal_mask(s, what)))
         report(s, 's', err, what);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <signal.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <string>
@@ -23,6 +24,9 @@ struct CageSetup {
     int cap_last_cap = 0;
     PrivateNetwork network;                   // not enabled: the host's network
     int landlock_fd = -1;                     // -1: no Landlock (best effort on an old kernel)
+    std::uint32_t landlock_flags = 0;         // landlock_restrict_self() flags (audit logging)
+    int stderr_fd = -1;                       // becomes the step's stderr; -1: ours
+    bool stdout_to_stderr_fd = false;         // and its stdout (ours are one file: keep the order)
     const SeccompProgram* seccomp = nullptr;  // null: no seccomp (best effort)
     std::vector<std::string> env;             // "K=V"
     std::vector<std::string> argv;

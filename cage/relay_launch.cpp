@@ -430,7 +430,14 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         std::string upstream = policy.upstream.empty() ? config.upstream : policy.upstream;
         if (!upstream.empty())
             a.insert(a.end(), {"--upstream-file", st->secrets.write("upstream", upstream)});
-        if (!config.log_path.empty()) a.insert(a.end(), {"--log", config.log_path});
+        const std::string step_id = random_token().substr(0, 16);
+        std::uintmax_t log_from = 0;
+        if (!config.log_path.empty()) {
+            a.insert(a.end(), {"--log", config.log_path, "--step", step_id});
+            std::error_code size_ec;
+            log_from = std::filesystem::file_size(config.log_path, size_ec);
+            if (size_ec) log_from = 0;
+        }
 
         auto start = [st](int listen_fd) {
             std::uint16_t port = spawn_relay(*st, listen_fd);
@@ -445,6 +452,9 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         if (inside_port) h.serve = [start](int listen_fd) { start(listen_fd); };
         h.url = "http://toolcage:" + token + "@127.0.0.1:" + std::to_string(h.port);
         h.stop = [st] { st->stop(); };
+        h.log_path = config.log_path;
+        h.log_from = log_from;
+        h.step_id = step_id;
         return h;
     };
 }

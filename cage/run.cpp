@@ -26,6 +26,9 @@
 #include "cage/limits.h"
 #include "cage/netns.h"
 #include "cage/probe.h"
+#include "cage/refusals.h"
+#include "cage/stderr_watch.h"
+#include "cage/landlock_audit.h"
 #include "cage/protected_paths.h"
 #include "cage/read_only.h"
 #include "cage/reaper.h"
@@ -91,6 +94,11 @@ struct Step {
     std::vector<ProtectedPath> protect;
     std::optional<WorkspaceGuard> guard;
     StepJournal journal;  // the snapshot on disk while the step runs (cage/step_journal.h)
+    // What the step showed of the cage's refusals: its stderr lines and the kernel's records.
+    std::vector<std::string> stderr_lines;
+    std::vector<std::string> audit_records;
+    bool audited = false;
+    std::vector<CageRefusal> refusals;
 };
 
 void say(const std::string& line) {
@@ -377,6 +385,15 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     setup.argv = opt.argv;
     setup.supervisor = ::getpid();
     setup.report_fd = pipefd[1];
+    // Landlock (ABI 7) audits the program's refusals too, not only ours before exec; the
+    // records exist only while kernel auditing is on.
+    if (step.abi >= 7) setup.landlock_flags = landlock::kRestrictSelfLogNewExecOn;
+    StderrWatch watch;
+    setup.stderr_fd = watch.open();
+    setup.stdout_to_stderr_fd = watch.merged();
+    LandlockAuditWatch audit;
+    std::string audit_why;
+    step.audited = step.abi >= 7 && step.ruleset.fd >= 0 && audit.open(audit_why);
     setup.saved_mask = block_supervised_signals();
     if (step.pid_namespace) {
         std::uint64_t proc_access = 0;
@@ -431,6 +448,9 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             throw;
         }
     }
+    // The step runs nothing of its own before this (a handover waits for its release), and the
+    // relay, forked above, is started before our thread exists.
+    watch.start();
     CageFailure failure{};
     ssize_t got;
     do got = ::read(pipefd[0], &failure, sizeof failure);
@@ -440,6 +460,8 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     int status = wait_for_step(child);
     kill_leftovers();
     ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+    step.stderr_lines = watch.finish();
+    if (step.audited) step.audit_records = audit.records_for(child);
 
     if (got == static_cast<ssize_t>(sizeof failure)) {
         failure.call[sizeof failure.call - 1] = '\0';
@@ -461,6 +483,22 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     return exit_code_of(status);
 }
 
+// 6b. What the cage refused, and how to allow it: the relay's refusals from its log, Landlock's
+//     from the kernel's audit records when they can be read, else from the step's stderr.
+//     One line each on stderr (the agent reads it); nothing when nothing was refused.
+void explain_refusals(Step& step) {
+    auto& out = step.refusals;
+    if (step.relay.relay)
+        out = relay_refusals(step.relay.relay->log_path, step.relay.relay->log_from, step.relay.relay->step_id);
+    for (const auto& rec : step.audit_records)
+        for (auto& r : audit_record_refusals(rec, step.paths)) out.push_back(std::move(r));
+    for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths, step.relay.relay.has_value()))
+        // With the kernel's records at hand, the stderr adds only what they do not hold.
+        if (!step.audited || r.access == "connect") out.push_back(std::move(r));
+    drop_duplicates(out);
+    for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
+}
+
 // 7. One line in the decision log for the step: what ran, under which policy, with which
 //    network, and how it ended. A log that cannot be written warns; it changes nothing.
 void log_step(const RunOptions& opt, const Step& step, int status) {
@@ -478,6 +516,10 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
                         {"landlock_abi", step.abi},
                         {"status", status},
                         {"command", command}};
+    if (!step.refusals.empty()) {
+        j["refusals"] = nlohmann::json::array();
+        for (const auto& r : step.refusals) j["refusals"].push_back(refusal_json(r));
+    }
     std::string err = append_to_decision_log(
         {j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"});
     if (!err.empty()) say("warning: step not logged: " + err);
@@ -506,6 +548,7 @@ int run_caged(const RunOptions& opt) {
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported
     step.journal.finish();                               //    nothing left to finish
+    explain_refusals(step);                              //    what the cage refused, and how to allow it
     log_step(opt, step, *status);                        // 7. the step in the decision log
     return *status;
 }

@@ -19,6 +19,10 @@ struct RelayHandle {
     // Set when the relay waits for its listening socket (made inside the step's private
     // network namespace): starts it on that socket. Throws Error when it cannot start.
     std::function<void(int listen_fd)> serve;
+    // The relay's log and where this step's lines start in it; each of them carries "step": step_id.
+    std::string log_path;
+    std::uintmax_t log_from = 0;
+    std::string step_id;
 };
 // `inside_port` 0: the relay listens on a free port of the host's loopback and runs at once.
 // Otherwise the step's private network has the relay's socket on that port: the handle's

@@ -90,6 +90,9 @@ struct Policy {
     // How an allowed shell command runs: "cage" in the read-only cage (cage/read_only.h),
     // "bare" as the agent sent it (what the workspace's config and code make it do, it does).
     std::string allow_runs = "cage";
+    // "enforce", or "audit": the hook answers allow for every call and logs what it would have
+    // answered (to roll a policy out on real traffic before it blocks anything).
+    std::string mode = "enforce";
     CagePolicy cage;
     RelayPolicy relay;
     bool operator==(const Policy&) const = default;

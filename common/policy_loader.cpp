@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -180,7 +181,7 @@ Policy load_from(const fs::path& file, std::span<const CompiledProfile> compiled
 
 }  // namespace
 
-std::vector<fs::path> profile_dirs() {
+std::vector<fs::path> shipped_profile_dirs() {
     std::vector<fs::path> dirs;
     fs::path exe_dir = self_exe_dir();
     if (exe_dir.empty()) return dirs;
@@ -190,6 +191,70 @@ std::vector<fs::path> profile_dirs() {
         if (fs::is_directory(d, ec)) dirs.push_back(d.lexically_normal());
     }
     return dirs;
+}
+
+fs::path user_profile_dir() {
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && x[0] == '/') return fs::path(x) / "toolcage/profiles";
+    if (const char* h = std::getenv("HOME"); h && h[0] == '/') return fs::path(h) / ".config/toolcage/profiles";
+    return {};
+}
+
+std::vector<fs::path> profile_dirs() {
+    std::vector<fs::path> dirs = shipped_profile_dirs();
+    // The user's own policies come after the shipped ones: a name that ships is the shipped policy.
+    fs::path user = user_profile_dir();
+    std::error_code ec;
+    if (!user.empty() && fs::is_directory(user, ec)) dirs.push_back(user.lexically_normal());
+    return dirs;
+}
+
+std::vector<std::string> policy_errors(const std::string& name_or_path,
+                                       std::span<const CompiledProfile> compiled) {
+    std::vector<std::string> errors;
+    fs::path file;
+    try {
+        if (is_policy_name(name_or_path)) {
+            file = find_installed(name_or_path);
+        } else {
+            file = name_or_path;
+            std::error_code ec;
+            if (!fs::is_regular_file(file, ec))
+                throw Error(file.string() + ": no such policy file; give the path of a policy .json file "
+                            "or an installed policy's name");
+        }
+    } catch (const Error& e) {
+        return {e.what()};
+    }
+    // Each file of the extends chain on its own, every error of each; then the merged whole.
+    fs::path at = file;
+    for (std::size_t depth = 0; depth <= kMaxExtendsDepth && !at.empty(); ++depth) {
+        json doc;
+        try {
+            doc = read_json_file(at);
+        } catch (const Error& e) {
+            errors.push_back(e.what());
+            break;
+        }
+        for (auto& e : policy_json_errors(doc, at.string())) errors.push_back(std::move(e));
+        fs::path next;
+        if (doc.is_object() && doc.contains("extends") && doc["extends"].is_string() &&
+            is_policy_name(doc["extends"].get<std::string>())) {
+            try {
+                next = find_base(doc["extends"].get<std::string>(), at.parent_path());
+            } catch (const Error& e) {
+                errors.push_back(at.string() + ": /extends: " + e.what());
+            }
+        }
+        at = next;
+    }
+    if (errors.empty()) {
+        try {
+            load_policy_file(file, compiled);
+        } catch (const Error& e) {
+            errors.push_back(e.what());
+        }
+    }
+    return errors;
 }
 
 std::vector<std::string> list_policies() {

@@ -13,8 +13,17 @@
 namespace toolcage {
 
 // The directories searched for installed policies, in order: beside an installed binary
-// (<prefix>/share/toolcage/profiles) and in the build tree (<build>/share/toolcage/profiles).
+// (<prefix>/share/toolcage/profiles), in the build tree (<build>/share/toolcage/profiles), and
+// the user's own (user_profile_dir(), when it exists).
 std::vector<std::filesystem::path> profile_dirs();
+
+// The shipped directories alone (beside the binary, or in the build tree).
+std::vector<std::filesystem::path> shipped_profile_dirs();
+
+// Where `toolcage policy install` puts a user's own policies: $XDG_CONFIG_HOME/toolcage/profiles,
+// else ~/.config/toolcage/profiles (listed by profile_dirs() after the shipped ones, once it
+// exists). Empty when neither can be named.
+std::filesystem::path user_profile_dir();
 
 // Names of the installed policies (files <name>.json in the first profile dir that has them).
 std::vector<std::string> list_policies();
@@ -40,5 +49,10 @@ Policy load_policy(const std::string& name_or_path, std::span<const CompiledProf
 // Loads a policy whose file is given, for `toolcage policy validate`. Throws Error.
 Policy load_policy_file(const std::filesystem::path& file,
                         std::span<const CompiledProfile> compiled = {});
+
+// Every error of a policy (an installed name or a file) and of each file it extends, for
+// `toolcage policy validate`: not only the first. Empty when it loads.
+std::vector<std::string> policy_errors(const std::string& name_or_path,
+                                       std::span<const CompiledProfile> compiled = {});
 
 }  // namespace toolcage

@@ -21,6 +21,30 @@ namespace {
     throw Error(msg + problem);
 }
 
+// `toolcage policy validate` wants every error in one run; the hook wants the first, fast.
+// While a collector is set, each independent check (a field, a list entry, a rule) that fails
+// adds its error and the checks go on; otherwise the first failure throws.
+thread_local std::vector<std::string>* t_errors = nullptr;
+
+// Thrown (only while collecting) to stop checks whose errors are already collected.
+struct AlreadyReported {};
+
+template <class F>
+void each(F&& check) {
+    if (!t_errors) {
+        check();
+        return;
+    }
+    try {
+        check();
+    } catch (const Error& e) {
+        t_errors->push_back(e.what());
+    } catch (const AlreadyReported&) {
+    } catch (const nlohmann::json::exception&) {
+        // A value of the wrong type, read by a later check: its error is already collected.
+    }
+}
+
 std::string join(const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -31,8 +55,10 @@ void only_keys(const json& obj, const std::vector<std::string>& known, const std
                const std::string& ptr) {
     for (auto it = obj.begin(); it != obj.end(); ++it)
         if (std::find(known.begin(), known.end(), it.key()) == known.end())
-            fail(file, ptr + "/" + it.key(), nullptr,
-                 "unknown field; known fields here are " + join(known) + " (check the spelling)");
+            each([&] {
+                fail(file, ptr + "/" + it.key(), nullptr,
+                     "unknown field; known fields here are " + join(known) + " (check the spelling)");
+            });
 }
 
 void need(bool ok, const json& v, const std::string& file, const std::string& ptr,
@@ -49,9 +75,14 @@ std::string at(const std::string& ptr, std::size_t i) { return ptr + "/" + std::
 
 void check_string_list(const json& v, const std::string& file, const std::string& ptr) {
     need(v.is_array(), v, file, ptr, "must be a list of strings, e.g. [\"a\", \"b\"]");
+    bool bad = false;
     for (std::size_t i = 0; i < v.size(); ++i)
-        if (!v[i].is_string() || v[i].get_ref<const std::string&>().empty())
-            fail(file, at(ptr, i), &v[i], "must be a non-empty string");
+        if (!v[i].is_string() || v[i].get_ref<const std::string&>().empty()) {
+            bad = true;
+            each([&] { fail(file, at(ptr, i), &v[i], "must be a non-empty string"); });
+        }
+    // What follows reads the entries as strings: stop here (the errors are collected).
+    if (bad) throw AlreadyReported{};
 }
 
 bool is_rule_id(const std::string& s) {
@@ -64,7 +95,7 @@ bool is_rule_id(const std::string& s) {
 // A cage path is absolute, or starts with one of the placeholders `toolcage run` expands.
 void check_cage_paths(const json& v, const std::string& file, const std::string& ptr) {
     check_string_list(v, file, ptr);
-    for (std::size_t i = 0; i < v.size(); ++i) {
+    for (std::size_t i = 0; i < v.size(); ++i) each([&] {
         const std::string& s = v[i].get_ref<const std::string&>();
         // Pointers are built only on failure: policies are loaded before every tool call.
         if (s.front() == '{') {
@@ -81,12 +112,12 @@ void check_cage_paths(const json& v, const std::string& file, const std::string&
         }
         if (s.find("/../") != std::string::npos || s.ends_with("/.."))
             fail(file, at(ptr, i), &v[i], "must not contain \"..\"; name the directory itself");
-    }
+    });
 }
 
 void check_rules(const json& v, const std::string& file, const std::string& ptr) {
     need(v.is_array(), v, file, ptr, "must be a list of rule objects");
-    for (std::size_t i = 0; i < v.size(); ++i) {
+    for (std::size_t i = 0; i < v.size(); ++i) each([&] {
         const json& r = v[i];
         std::string p = ptr + "/" + std::to_string(i);
         need(r.is_object(), r, file, p,
@@ -110,7 +141,7 @@ void check_rules(const json& v, const std::string& file, const std::string& ptr)
                      r["paths"][j], file, p + "/paths/" + std::to_string(j),
                      "not a path class; use workspace, workspace_root, git_dir, temp, home, system, root or unknown");
         }
-    }
+    });
 }
 
 void check_int(const json& v, long lo, long hi, const std::string& file, const std::string& ptr) {
@@ -123,77 +154,101 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
     only_keys(c, {"read", "write", "execute", "env_keep", "env_set", "min_abi", "network",
                   "protected_paths", "protect", "limits"},
               file, ptr);
-    for (const char* k : {"read", "write", "execute"})
-        if (c.contains(k)) check_cage_paths(c[k], file, ptr + "/" + k);
-    if (c.contains("env_keep")) {
-        check_string_list(c["env_keep"], file, ptr + "/env_keep");
-        for (std::size_t i = 0; i < c["env_keep"].size(); ++i) {
-            std::string n = c["env_keep"][i].get<std::string>();
-            bool ok = std::all_of(n.begin(), n.end(), [](unsigned char ch) {
-                return std::isalnum(ch) || ch == '_' || ch == '*';
+    each([&] {
+        for (const char* k : {"read", "write", "execute"})
+            if (c.contains(k)) check_cage_paths(c[k], file, ptr + "/" + k);
+    });
+    each([&] {
+        if (c.contains("env_keep")) {
+            check_string_list(c["env_keep"], file, ptr + "/env_keep");
+            for (std::size_t i = 0; i < c["env_keep"].size(); ++i) each([&] {
+                std::string n = c["env_keep"][i].get<std::string>();
+                bool ok = std::all_of(n.begin(), n.end(), [](unsigned char ch) {
+                    return std::isalnum(ch) || ch == '_' || ch == '*';
+                });
+                need(ok, c["env_keep"][i], file, ptr + "/env_keep/" + std::to_string(i),
+                     "an environment variable name (letters, digits, _; a trailing * matches a prefix)");
             });
-            need(ok, c["env_keep"][i], file, ptr + "/env_keep/" + std::to_string(i),
-                 "an environment variable name (letters, digits, _; a trailing * matches a prefix)");
         }
-    }
-    if (c.contains("env_set")) {
-        need(c["env_set"].is_object(), c["env_set"], file, ptr + "/env_set",
-             "must be an object of NAME: \"value\"");
-        for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it)
-            need(it->is_string(), *it, file, ptr + "/env_set/" + it.key(), "must be a string value");
-    }
-    if (c.contains("min_abi")) check_int(c["min_abi"], 1, 64, file, ptr + "/min_abi");
-    if (c.contains("network")) {
-        const json& n = c["network"];
-        need(n.is_string() && (n == "auto" || n == "netns" || n == "landlock"), n, file,
-             ptr + "/network", "use one of auto, netns, landlock");
-    }
-    if (c.contains("protect")) {
-        const json& n = c["protect"];
-        need(n.is_string() && (n == "check" || n == "landlock"), n, file, ptr + "/protect",
-             "use \"check\" (restore after the step) or \"landlock\" (also refuse writes during it)");
-    }
-    if (c.contains("protected_paths")) {
-        check_string_list(c["protected_paths"], file, ptr + "/protected_paths");
-        for (std::size_t i = 0; i < c["protected_paths"].size(); ++i) {
-            std::string s = c["protected_paths"][i].get<std::string>();
-            need(s.front() != '/' && s.find("..") == std::string::npos, c["protected_paths"][i],
-                 file, ptr + "/protected_paths/" + std::to_string(i),
-                 "a path relative to the workspace without \"..\", e.g. \".git/hooks/\"");
+    });
+    each([&] {
+        if (c.contains("env_set")) {
+            need(c["env_set"].is_object(), c["env_set"], file, ptr + "/env_set",
+                 "must be an object of NAME: \"value\"");
+            for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it) each([&] {
+                need(it->is_string(), *it, file, ptr + "/env_set/" + it.key(), "must be a string value");
+            });
         }
-    }
-    if (c.contains("limits")) {
-        const json& l = c["limits"];
-        std::string lp = ptr + "/limits";
-        need(l.is_object(), l, file, lp, "must be an object");
-        only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb", "memory_mb"}, file, lp);
-        for (auto it = l.begin(); it != l.end(); ++it)
-            check_int(*it, 0, 1L << 40, file, lp + "/" + it.key());
-    }
+    });
+    each([&] {
+        if (c.contains("min_abi")) check_int(c["min_abi"], 1, 64, file, ptr + "/min_abi");
+    });
+    each([&] {
+        if (c.contains("network")) {
+            const json& n = c["network"];
+            need(n.is_string() && (n == "auto" || n == "netns" || n == "landlock"), n, file,
+                 ptr + "/network", "use one of auto, netns, landlock");
+        }
+    });
+    each([&] {
+        if (c.contains("protect")) {
+            const json& n = c["protect"];
+            need(n.is_string() && (n == "check" || n == "landlock"), n, file, ptr + "/protect",
+                 "use \"check\" (restore after the step) or \"landlock\" (also refuse writes during it)");
+        }
+    });
+    each([&] {
+        if (c.contains("protected_paths")) {
+            check_string_list(c["protected_paths"], file, ptr + "/protected_paths");
+            for (std::size_t i = 0; i < c["protected_paths"].size(); ++i) {
+                std::string s = c["protected_paths"][i].get<std::string>();
+                need(s.front() != '/' && s.find("..") == std::string::npos, c["protected_paths"][i],
+                     file, ptr + "/protected_paths/" + std::to_string(i),
+                     "a path relative to the workspace without \"..\", e.g. \".git/hooks/\"");
+            }
+        }
+    });
+    each([&] {
+        if (c.contains("limits")) {
+            const json& l = c["limits"];
+            std::string lp = ptr + "/limits";
+            need(l.is_object(), l, file, lp, "must be an object");
+            only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb", "memory_mb"}, file, lp);
+            for (auto it = l.begin(); it != l.end(); ++it)
+                check_int(*it, 0, 1L << 40, file, lp + "/" + it.key());
+        }
+    });
 }
 
 void check_relay(const json& r, const std::string& file, const std::string& ptr) {
     need(r.is_object(), r, file, ptr, "must be an object");
     only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "upstream", "max_tunnels"},
               file, ptr);
-    for (const char* k : {"enabled", "allow_private"})
-        if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
+    each([&] {
+        for (const char* k : {"enabled", "allow_private"})
+            if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
+    });
     // credentialed is written in allow's grammar: it names entries of allow.
-    for (const char* k : {"allow", "credentialed"}) {
-        if (!r.contains(k)) continue;
-        check_string_list(r[k], file, ptr + "/" + k);
-        for (std::size_t i = 0; i < r[k].size(); ++i) {
-            std::string problem = check_allow_entry(r[k][i].get<std::string>());
-            if (!problem.empty())
-                fail(file, ptr + "/" + k + "/" + std::to_string(i), &r[k][i], problem);
+    for (const char* k : {"allow", "credentialed"}) each([&] {
+        if (r.contains(k)) {
+            check_string_list(r[k], file, ptr + "/" + k);
+            for (std::size_t i = 0; i < r[k].size(); ++i) each([&] {
+                std::string problem = check_allow_entry(r[k][i].get<std::string>());
+                if (!problem.empty())
+                    fail(file, ptr + "/" + k + "/" + std::to_string(i), &r[k][i], problem);
+            });
         }
-    }
-    if (r.contains("upstream")) {
-        const json& u = r["upstream"];
-        need(u.is_string() && (u.get<std::string>().empty() || u.get<std::string>().starts_with("http://")),
-             u, file, ptr + "/upstream", "must be \"\" or http://[user:pass@]host:port");
-    }
-    if (r.contains("max_tunnels")) check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
+    });
+    each([&] {
+        if (r.contains("upstream")) {
+            const json& u = r["upstream"];
+            need(u.is_string() && (u.get<std::string>().empty() || u.get<std::string>().starts_with("http://")),
+                 u, file, ptr + "/upstream", "must be \"\" or http://[user:pass@]host:port");
+        }
+    });
+    each([&] {
+        if (r.contains("max_tunnels")) check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
+    });
 }
 
 }  // namespace
@@ -211,45 +266,86 @@ std::string check_allow_entry(const std::string& entry) {
 
 void validate_policy_json(const json& doc, const std::string& file) {
     if (!doc.is_object()) fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
-    only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "overrides",
-                    "rules", "cage", "relay"},
+    only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "mode",
+                    "overrides", "rules", "cage", "relay"},
               file, "");
-    for (const char* k : {"name", "extends", "description"})
-        if (doc.contains(k)) need(doc[k].is_string(), doc[k], file, std::string("/") + k, "must be a string");
-    for (const char* k : {"name", "extends"})
-        if (doc.contains(k)) {
-            std::string s = doc[k].get<std::string>();
-            bool ok = !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-                return std::isalnum(c) || c == '-' || c == '_';
+    each([&] {
+        for (const char* k : {"name", "extends", "description"})
+            if (doc.contains(k)) need(doc[k].is_string(), doc[k], file, std::string("/") + k, "must be a string");
+    });
+    each([&] {
+        for (const char* k : {"name", "extends"})
+            if (doc.contains(k)) {
+                std::string s = doc[k].get<std::string>();
+                bool ok = !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+                    return std::isalnum(c) || c == '-' || c == '_';
+                });
+                need(ok, doc[k], file, std::string("/") + k,
+                     "a policy name is letters, digits, '-' and '_' (extends names an installed policy, never a path)");
+            }
+    });
+    each([&] {
+        if (doc.contains("on_cage")) {
+            check_decision(doc["on_cage"], file, "/on_cage");
+            need(doc["on_cage"] != "allow", doc["on_cage"], file, "/on_cage",
+                 "a cage verdict can become cage, ask or deny, never allow");
+        }
+    });
+    each([&] {
+        if (doc.contains("hermes_approve"))
+            need(doc["hermes_approve"].is_boolean(), doc["hermes_approve"], file, "/hermes_approve",
+                 "must be true or false");
+    });
+    each([&] {
+        if (doc.contains("allow_runs"))
+            need(doc["allow_runs"] == "cage" || doc["allow_runs"] == "bare", doc["allow_runs"], file,
+                 "/allow_runs",
+                 "must be \"cage\" (allowed commands run in the read-only cage) or \"bare\" (as sent)");
+    });
+    each([&] {
+        if (doc.contains("mode")) {
+            const json& m = doc["mode"];
+            need(m.is_string() && (m == "enforce" || m == "audit"), m, file, "/mode",
+                 "use \"enforce\" (the default) or \"audit\" (allow every call, log what would have been "
+                 "refused)");
+        }
+    });
+    each([&] {
+        if (doc.contains("overrides")) {
+            const json& o = doc["overrides"];
+            need(o.is_object(), o, file, "/overrides", "must be an object of \"rule.id\": \"verdict\"");
+            for (auto it = o.begin(); it != o.end(); ++it) each([&] {
+                if (!is_rule_id(it.key()))
+                    fail(file, "/overrides/" + it.key(), nullptr,
+                         "not a rule id (lowercase letters, digits, '.', '-', '_'); `toolcage policy rules` lists them");
+                check_decision(*it, file, "/overrides/" + it.key());
             });
-            need(ok, doc[k], file, std::string("/") + k,
-                 "a policy name is letters, digits, '-' and '_' (extends names an installed policy, never a path)");
         }
-    if (doc.contains("on_cage")) {
-        check_decision(doc["on_cage"], file, "/on_cage");
-        need(doc["on_cage"] != "allow", doc["on_cage"], file, "/on_cage",
-             "a cage verdict can become cage, ask or deny, never allow");
+    });
+    each([&] {
+        if (doc.contains("rules")) check_rules(doc["rules"], file, "/rules");
+    });
+    each([&] {
+        if (doc.contains("cage")) check_cage(doc["cage"], file, "/cage");
+    });
+    each([&] {
+        if (doc.contains("relay")) check_relay(doc["relay"], file, "/relay");
+    });
+}
+
+std::vector<std::string> policy_json_errors(const json& doc, const std::string& file) {
+    std::vector<std::string> errors;
+    std::vector<std::string>* outer = t_errors;
+    t_errors = &errors;
+    try {
+        validate_policy_json(doc, file);
+    } catch (const Error& e) {
+        errors.push_back(e.what());
+    } catch (const AlreadyReported&) {
+    } catch (const nlohmann::json::exception&) {
     }
-    if (doc.contains("hermes_approve"))
-        need(doc["hermes_approve"].is_boolean(), doc["hermes_approve"], file, "/hermes_approve",
-             "must be true or false");
-    if (doc.contains("allow_runs"))
-        need(doc["allow_runs"] == "cage" || doc["allow_runs"] == "bare", doc["allow_runs"], file,
-             "/allow_runs",
-             "must be \"cage\" (allowed commands run in the read-only cage) or \"bare\" (as sent)");
-    if (doc.contains("overrides")) {
-        const json& o = doc["overrides"];
-        need(o.is_object(), o, file, "/overrides", "must be an object of \"rule.id\": \"verdict\"");
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (!is_rule_id(it.key()))
-                fail(file, "/overrides/" + it.key(), nullptr,
-                     "not a rule id (lowercase letters, digits, '.', '-', '_'); `toolcage policy rules` lists them");
-            check_decision(*it, file, "/overrides/" + it.key());
-        }
-    }
-    if (doc.contains("rules")) check_rules(doc["rules"], file, "/rules");
-    if (doc.contains("cage")) check_cage(doc["cage"], file, "/cage");
-    if (doc.contains("relay")) check_relay(doc["relay"], file, "/relay");
+    t_errors = outer;
+    return errors;
 }
 
 Policy policy_from_json(const json& doc, const std::string& /*file*/) {
@@ -259,6 +355,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
     if (doc.contains("on_cage")) p.on_cage = *decision_from_string(doc["on_cage"].get<std::string>());
     p.hermes_approve = doc.value("hermes_approve", false);
     p.allow_runs = doc.value("allow_runs", p.allow_runs);
+    p.mode = doc.value("mode", "enforce");
     if (doc.contains("overrides"))
         for (auto it = doc["overrides"].begin(); it != doc["overrides"].end(); ++it)
             p.overrides[it.key()] = *decision_from_string(it->get<std::string>());
@@ -329,7 +426,8 @@ nlohmann::json policy_to_json(const Policy& p) {
             {"files", p.chain},
             {"on_cage", std::string(to_string(p.on_cage))},
             {"hermes_approve", p.hermes_approve},
-            {"allow_runs", p.allow_runs},
+    p.allow_runs = doc.value("allow_runs", p.allow_runs);
+    p.mode = doc.value("mode", "enforce");
             {"overrides", overrides},
             {"rules", rules},
             {"cage",

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "common/policy.h"
 
@@ -11,6 +12,10 @@ namespace toolcage {
 
 // Checks one policy file's document on its own (every field optional). Throws Error.
 void validate_policy_json(const nlohmann::json& doc, const std::string& file);
+
+// Every error of one policy file's document, each as validate_policy_json words it (the checks
+// of independent fields and entries all run). Empty when valid.
+std::vector<std::string> policy_json_errors(const nlohmann::json& doc, const std::string& file);
 
 // Builds the model from a merged, validated document.
 Policy policy_from_json(const nlohmann::json& doc, const std::string& file);

@@ -29,6 +29,7 @@ void run_relay(const RelayOptions& opt) {
 
     // 2. The log, then the socket: bind errors reach the launcher before any detaching.
     init_log(opt.log_file);
+    set_log_step(opt.step);
     uint16_t port = 0;
     Fd listener = opt.listen_fd >= 0 ? adopt_listener(opt.listen_fd, port)
                                      : listen_on(opt.listen, port);

@@ -19,6 +19,7 @@ struct RelayOptions {
     int ready_fd = -1;
     bool detach = false;
     std::string log_file;  // empty: stderr
+    std::string step;      // tags every log line, so the launcher can pick its step's lines
     int max_tunnels = 256;
     std::chrono::milliseconds header_timeout{10'000};
     std::chrono::milliseconds connect_timeout{10'000};

@@ -13,6 +13,11 @@
 namespace toolcage::relay {
 namespace {
 
+std::string& step_tag() {
+    static std::string s;
+    return s;
+}
+
 std::shared_ptr<spdlog::logger>& logger() {
     static std::shared_ptr<spdlog::logger> l;
     return l;
@@ -31,7 +36,8 @@ std::string now_iso8601() {
     return out;
 }
 
-void write(const nlohmann::json& j) {
+void write(nlohmann::json j) {
+    if (!step_tag().empty()) j["step"] = step_tag();
     auto& l = logger();
     if (!l) init_log("");
     // Replacement for invalid UTF-8 so a hostile target cannot make dump() throw.
@@ -84,6 +90,8 @@ void log_event(const std::string& level, const std::string& event, const std::st
     j["message"] = message;
     write(j);
 }
+
+void set_log_step(const std::string& id) { step_tag() = id; }
 
 void flush_log() {
     if (logger()) logger()->flush();

@@ -26,6 +26,9 @@ void init_log(const std::string& path);
 
 void log_connect(const ConnectRecord& r);
 
+// Every line written from now on carries "step": id (omitted when empty).
+void set_log_step(const std::string& id);
+
 // level: "info", "warn" or "error".
 void log_event(const std::string& level, const std::string& event, const std::string& message);
 

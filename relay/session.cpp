@@ -77,9 +77,11 @@ void serve_client(Fd& client, ConnectRecord& rec, bool& finished, Clock::time_po
         finished = true;
         rec.status = status;
         rec.reason = reason;
-        close_gracefully(client, http_refusal(status, reason), kLinger);
+        // Logged before the client hears it: the launcher reads its step's refusals from the
+        // log as soon as the step ends, which may be as soon as the client has its answer.
         rec.ms = ms_since(accepted);
         log_connect(rec);
+        close_gracefully(client, http_refusal(status, reason), kLinger);
         if (ctx.on_refused) ctx.on_refused();
     };
 

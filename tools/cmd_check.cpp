@@ -22,6 +22,7 @@ struct CheckOptions {
     std::string cwd;
     bool json = false;
     bool batch = false;
+    bool explain = false;
     std::vector<std::string> command;
 };
 
@@ -74,6 +75,7 @@ int run_batch(const CheckOptions& o, const Policy& policy) {
 }
 
 int run_check(const CheckOptions& o) {
+    if (o.explain && !o.batch) return run_explain(o.policy, o.cwd, o.command);
     Policy policy = load_checked_policy(o.policy);
     if (o.batch) return run_batch(o, policy);
     if (o.command.empty()) throw Error("check: no command given; write toolcage check -- 'COMMAND'");
@@ -100,6 +102,8 @@ Subcommand add_check_command(CLI::App& app) {
     sub->add_flag("--json", opts->json, "Print one JSON object");
     sub->add_flag("--batch", opts->batch,
                   "Read JSON Lines {\"command\", \"cwd\"} on stdin, write one result per line");
+    sub->add_flag("--explain", opts->explain,
+                  "Show the parse, the programs, every rule that fired and the override that changes the verdict");
     sub->add_option("command", opts->command, "The command (after --)");
     return {sub, [opts] { return run_check(*opts); }};
 }

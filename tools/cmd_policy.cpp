@@ -14,6 +14,7 @@
 #include "tools/commands.h"
 #include "tools/openshell_lint_input.h"
 #include "tools/policy_access.h"
+#include "tools/policy_commands.h"
 
 namespace toolcage::cli {
 
@@ -28,6 +29,11 @@ struct PolicyOptions {
     OpenShellOptions openshell;
     bool force = false;
     bool json = false;
+    bool rules_long = false;
+    bool rules_json = false;
+    std::string install_file;
+    std::string install_name;
+    bool install_force = false;
 };
 
 int list_cmd() {
@@ -47,18 +53,6 @@ int list_cmd() {
 
 int show_cmd(const std::string& name) {
     std::cout << policy_to_json(load_checked_policy(name)).dump(2) << '\n';
-    return 0;
-}
-
-int validate_cmd(const std::string& file) {
-    Policy p = load_policy_file(file);
-    load_checked_policy(p.file);  // override ids against the built-in rules
-    std::cout << file << ": valid (policy \"" << p.name << "\")\n";
-    return 0;
-}
-
-int rules_cmd() {
-    for (const auto& id : classify::builtin_rule_ids()) std::cout << id << '\n';
     return 0;
 }
 
@@ -134,12 +128,18 @@ Subcommand add_policy_command(CLI::App& app) {
     auto* list = sub->add_subcommand("list", "List the installed policies");
     auto* show = sub->add_subcommand("show", "Print a policy, merged with what it extends");
     show->add_option("name", o->name, "Policy name or file")->required();
-    auto* validate = sub->add_subcommand("validate", "Check a policy file");
-    validate->add_option("file", o->file, "Policy file")->required();
+    auto* validate = sub->add_subcommand("validate", "Check a policy (a file or an installed name): every error");
+    validate->add_option("policy", o->file, "Policy file or installed policy's name")->required();
     auto* which = sub->add_subcommand("which", "Say which policy a profile gets, and why");
     which->add_option("--profile-dir", o->profile_dir,
                       "The agent profile's directory (default: $HERMES_HOME, else the current one)");
     auto* rules = sub->add_subcommand("rules", "List the built-in rule ids (for overrides)");
+    rules->add_flag("--long,-l", o->rules_long, "With each rule's default verdict, what it matches and why");
+    rules->add_flag("--json", o->rules_json, "One JSON array of {id, verdict, matches, reason}");
+    auto* install = sub->add_subcommand("install", "Validate a policy file and install it as your own");
+    install->add_option("file", o->install_file, "The policy file")->required();
+    install->add_option("--name", o->install_name, "Install under this name (default: the file's name)");
+    install->add_flag("--force", o->install_force, "Replace a policy of yours of the same name");
     auto* openshell = sub->add_subcommand(
         "openshell", "Print the OpenShell network policy that lets only the relay out");
     openshell->add_option("name", o->openshell_name, "Policy name or file")->required();
@@ -153,12 +153,10 @@ Subcommand add_policy_command(CLI::App& app) {
     return {sub, [=] {
                 if (list->parsed()) return list_cmd();
                 if (show->parsed()) return show_cmd(o->name);
-                if (validate->parsed()) return validate_cmd(o->file);
-                if (rules->parsed()) return rules_cmd();
-                if (which->parsed()) {
-                    std::cout << hook::which_policy_report(o->profile_dir);
-                    return 0;
-                }
+                if (validate->parsed()) return policy_validate(o->file);
+                if (rules->parsed()) return policy_rules(o->rules_long, o->rules_json);
+                if (which->parsed()) return policy_which(o->profile_dir);
+                if (install->parsed()) return policy_install(o->install_file, o->install_name, o->install_force);
                 if (openshell->parsed()) return openshell_cmd(*o);
                 if (lint->parsed()) return lint_cmd(*o);
                 return kExitBlock;

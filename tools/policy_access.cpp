@@ -9,16 +9,24 @@
 
 namespace toolcage::cli {
 
+std::vector<std::string> unknown_override_errors(const Policy& p) {
+    std::vector<std::string> errors;
+    for (const auto& [id, d] : p.overrides) {
+        bool own = std::any_of(p.rules.begin(), p.rules.end(),
+                               [&](const ExtraRule& r) { return r.id == id; });
+        if (!own && !classify::is_builtin_rule(id))
+            errors.push_back(
+                p.file + ": /overrides/" + id +
+                ": no rule has this id; `toolcage policy rules` lists the built-in ones");
+    }
+    return errors;
+}
+
 Policy load_checked_policy(const std::string& name_or_path) {
     Policy p = load_policy(name_or_path.empty() ? "default" : name_or_path, compiled_profiles());
     if (p.overrides.empty()) return p;
-    const std::vector<std::string> builtin = classify::builtin_rule_ids();
-    for (const auto& [id, d] : p.overrides) {
-        bool own = std::any_of(p.rules.begin(), p.rules.end(), [&](const ExtraRule& r) { return r.id == id; });
-        if (!own && std::find(builtin.begin(), builtin.end(), id) == builtin.end())
-            throw Error(p.file + ": /overrides/" + id +
-                        ": no rule has this id; `toolcage policy rules` lists the built-in ones");
-    }
+    auto errors = unknown_override_errors(p);
+    if (!errors.empty()) throw Error(errors.front());
     return p;
 }
 

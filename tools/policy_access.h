@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/policy.h"
 
@@ -10,5 +11,8 @@ namespace toolcage::cli {
 
 // --policy's value (a name or a file), or "default" when empty. Throws Error.
 Policy load_checked_policy(const std::string& name_or_path);
+
+// The override ids of `p` that name no rule, one error each.
+std::vector<std::string> unknown_override_errors(const Policy& p);
 
 }  // namespace toolcage::cli

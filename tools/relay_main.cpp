@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
 
 #include "common/error.h"
 #include "relay/relay.h"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
     toolcage::relay::RelayOptions opt;
     CLI::App app{"toolcage-relay: a CONNECT-only proxy with a host allowlist"};
     app.option_defaults()->always_capture_default();
+    app.set_version_flag("--version", std::string("toolcage-relay ") + TOOLCAGE_VERSION);
     auto* listen =
         app.add_option("--listen", opt.listen, "address:port to listen on (port 0: any free port)");
     app.add_option("--listen-fd", opt.listen_fd,
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
     app.add_option("--ready-fd", opt.ready_fd, "write the bound port and a newline here when ready");
     app.add_flag("--detach", opt.detach, "double-fork and setsid() away from the launcher");
     app.add_option("--log", opt.log_file, "append JSON lines here instead of stderr");
+    app.add_option("--step", opt.step, "tag every log line with this step id (\"step\": ID)");
     app.add_option("--max-tunnels", opt.max_tunnels, "connections held at once; beyond: 503")
         ->check(CLI::Range(1, 1'000'000));
     long header_ms = opt.header_timeout.count();

@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/sanitizers.h"
+#include "tools/cli_hints.h"
 #include "tools/commands.h"
 #include "tools/hook_last_words.h"
 
@@ -28,7 +29,8 @@ constexpr Entry kSubcommands[] = {
     {"check", add_check_command},     {"policy", add_policy_command},
     {"hook", add_hook_command},       {"run", add_run_command},
     {"doctor", add_doctor_command},   {"install", add_install_command},
-    {"uninstall", add_uninstall_command},
+    {"uninstall", add_uninstall_command}, {"log", add_log_command},
+    {"explain", add_explain_command},
 };
 
 // The hook runs before every tool call, and building every subcommand's options costs more
@@ -52,16 +54,29 @@ void refuse_hook_call(int argc, char** argv, const std::string& why) {
     }
 }
 
+// `toolcage SUB --version` as well as `toolcage --version`, at every level.
+void add_version_flags(CLI::App& app) {
+    for (CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
+        s->set_version_flag("--version", std::string("toolcage ") + kVersion);
+        add_version_flags(*s);
+    }
+}
+
 int run_main(int argc, char** argv) {
     try {
-        CLI::App app{"toolcage: a second fence for AI agents that run other people's code"};
+        CLI::App app{"toolcage: a second fence for AI agents that run other people's code", "toolcage"};
         app.require_subcommand(1);
-        app.set_version_flag("--version", "toolcage 0.1.0");
+        app.set_version_flag("--version", std::string("toolcage ") + kVersion);
         std::vector<Subcommand> subs = register_subcommands(app, argc, argv);
+        add_version_flags(app);
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
             int rc = app.exit(e);
+            if (rc != 0) {
+                std::string hint = slip_hint(app, std::vector<std::string>(argv + 1, argv + argc));
+                if (!hint.empty()) std::fprintf(stderr, "%s\n", hint.c_str());
+            }
             if (rc != 0) refuse_hook_call(argc, argv, "bad command line: " + std::string(e.what()));
             return rc == 0 ? 0 : kExitBlock;
         }

@@ -30,6 +30,7 @@ struct Outcome {
     std::string rewrite;
     bool read_only = false;       // the rewrite is the read-only cage's
     bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})
+    bool audit = false;           // audit mode: an allow that the answer must say is one
 };
 
 // What the hook process prints and how it exits.

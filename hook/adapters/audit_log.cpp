@@ -36,6 +36,11 @@ std::string audit_line(const AuditRecord& r) {
                         {"session", r.session},  {"tool", r.tool},       {"verdict", r.verdict},
                         {"rule", r.rule},        {"reason", r.reason},   {"us", r.micros},
                         {"command", cut_utf8(r.command, kMaxCommand)}};
+    if (!r.kind.empty()) j["kind"] = r.kind;
+    if (r.audit) {
+        j["mode"] = "audit";
+        j["answered"] = "allow";
+    }
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

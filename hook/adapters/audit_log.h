@@ -8,8 +8,11 @@ namespace toolcage::hook {
 
 struct AuditRecord {
     std::string agent, profile, session, tool;
+    std::string kind;  // shell, write, code or other: what `command` holds
     std::string verdict, rule, reason;
     std::string command;  // cut to 4 KiB
+    bool audit = false;   // audit mode: `verdict` is what enforce mode would have answered; the
+                          // agent was answered allow
     long long micros = 0;
 };
 

@@ -54,7 +54,7 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
     // hook has no reason to skip the user's review of an edit.
     if (call.kind == ToolKind::other ||
         (call.kind == ToolKind::write_file && o.verdict.decision == Decision::allow))
-        return {"{}\n", 0};
+        return {o.audit ? dump_line({{"systemMessage", verdict_message(o.verdict)}}) : "{}\n", 0};
     json out = {{"hookEventName", "PreToolUse"}};
     std::string reason = verdict_message(o.verdict);
     switch (o.verdict.decision) {
@@ -83,7 +83,9 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
             break;
     }
     out["permissionDecisionReason"] = reason;
-    return {dump_line({{"hookSpecificOutput", out}}), 0};
+    json answer = {{"hookSpecificOutput", out}};
+    if (o.audit) answer["systemMessage"] = reason;  // shown to the user, not only the model
+    return {dump_line(answer), 0};
 }
 
 }  // namespace toolcage::hook

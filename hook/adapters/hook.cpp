@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/policy_loader.h"
 #include "hook/adapters/audit_log.h"
+#include "hook/adapters/audit_mode.h"
 #include "hook/adapters/decide.h"
 #include "hook/adapters/paths.h"
 #include "hook/adapters/soul.h"
@@ -125,6 +126,10 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
             rec.profile = call.profile;
             rec.session = call.session;
             rec.tool = call.tool;
+            rec.kind = call.kind == ToolKind::shell          ? "shell"
+                       : call.kind == ToolKind::write_file ? "write"
+                       : call.kind == ToolKind::execute_code ? "code"
+                                                             : "other";
             rec.command = call.kind == ToolKind::shell ? call.command
                           : call.kind == ToolKind::execute_code ? call.code
                           : call.paths.empty() ? std::string() : call.paths.front();
@@ -142,12 +147,15 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                              protected_set(call, policy_dir_strings(), bin_dir, env.home),
                              env.home};
             Outcome o = decide(call, dc);
+            Verdict enforced = apply_audit_mode(o, policy);
             Answer a = answer_for(call, o);
             result.out = std::move(a.out);
             result.exit_code = a.exit_code;
-            rec.verdict = to_string(o.verdict.decision);
-            rec.rule = o.verdict.rule;
-            rec.reason = o.verdict.reason;
+            rec.verdict = to_string(enforced.decision);
+            rec.rule = enforced.rule;
+            rec.reason = enforced.reason;
+            rec.audit = o.audit;
+            if (o.audit) result.err += verdict_message(o.verdict) + "\n";
         } catch (const Refusal&) {
             throw;
         } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "hook/adapters/soul.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -175,7 +176,10 @@ PolicyChoice choose_policy(const std::string& cli_policy, const std::string& pro
     return {"default", "the default (no --policy, no SOUL.md directive, no toolcage.json)", "", ""};
 }
 
-std::string which_policy_report(const std::string& profile_dir) {
+std::string which_policy_report(const std::string& profile_dir) { return which_policy(profile_dir).text; }
+
+WhichReport which_policy(const std::string& profile_dir) {
+    WhichReport r;
     std::string dir = profile_dir;
     if (dir.empty()) {
         const char* h = std::getenv("HERMES_HOME");
@@ -185,23 +189,37 @@ std::string which_policy_report(const std::string& profile_dir) {
         char buf[4096];
         if (getcwd(buf, sizeof buf)) dir = buf;
     }
-    PolicyChoice c = choose_policy("", dir);
     std::string out = "profile directory: " + dir + "\n";
+    struct stat st {};
+    if (dir.empty() || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        r.no_profile_dir = true;
+        out += "error: the profile directory does not exist; give an agent profile's directory "
+               "(--profile-dir, or $HERMES_HOME)\n";
+        r.text = out;
+        return r;
+    }
+    PolicyChoice c = choose_policy("", dir);
     if (!c.error.empty()) {
         out += "policy: none (every call is refused)\n";
         out += "chosen by: " + c.step + (c.source.empty() ? "" : " in " + c.source) + "\n";
         out += "error: " + c.error + "\n";
-        return out;
+        r.refuses_everything = true;
+        r.text = out;
+        return r;
     }
     out += "policy: " + c.policy + "\n";
     out += "chosen by: " + c.step + (c.source.empty() ? "" : " in " + c.source) + "\n";
     try {
         Policy p = load_policy(c.policy);
         out += "installed: " + p.file + "\n";
+        if (p.mode == "audit")
+            out += "mode: AUDIT (nothing is enforced: every call is allowed and only logged)\n";
     } catch (const Error& e) {
         out += std::string("installed: no (every call is refused): ") + e.what() + "\n";
+        r.refuses_everything = true;
     }
-    return out;
+    r.text = out;
+    return r;
 }
 
 }  // namespace toolcage::hook

@@ -32,4 +32,14 @@ PolicyChoice choose_policy(const std::string& cli_policy, const std::string& pro
 // installed. `profile_dir` empty: $HERMES_HOME, else the current directory.
 std::string which_policy_report(const std::string& profile_dir);
 
+// The same report, and whether it is one to act on: every call refused (no usable policy), or
+// a profile directory that does not exist (a mistyped --profile-dir would otherwise silently
+// get `default`). `toolcage policy which` exits non-zero for either.
+struct WhichReport {
+    std::string text;
+    bool refuses_everything = false;
+    bool no_profile_dir = false;
+};
+WhichReport which_policy(const std::string& profile_dir);
+
 }  // namespace toolcage::hook

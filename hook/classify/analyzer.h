@@ -257,6 +257,7 @@ public:
     const DryRun* dry = nullptr;  // the rehearsal being judged, at exec level dry_level
     int dry_level = -1;
     int exec_level = 0;           // nesting of exec_argv: a program, the programs it runs, …
+    Explanation* trace = nullptr;          // explain_command: programs and hits recorded here
     int probing = 0;                       // > 0: hits only raise probe_max (what-if checks)
     Decision probe_max = Decision::allow;
     int depth = 0;        // nesting of run_string

@@ -198,6 +198,19 @@ Verdict classify_command(const std::string& command, const Context& ctx, const P
     }
 }
 
+Explanation explain_command(const std::string& command, const Context& ctx, const Policy& policy) {
+    Explanation e;
+    try {
+        detail::Analyzer a(ctx, policy);
+        a.trace = &e;
+        e.verdict = a.classify(command);
+    } catch (const std::exception& ex) {
+        e.verdict = Verdict{Decision::deny, "internal.error",
+                            std::string("the classifier failed on this command (") + ex.what() + "); refusing it"};
+    }
+    return e;
+}
+
 PathClass classify_path(const std::string& path, const Context& ctx) {
     if (path.empty()) return PathClass::unknown;
     static const Policy kNoPolicy{};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/policy.h"
 #include "common/verdict.h"
@@ -25,6 +26,22 @@ Context make_context(const std::string& cwd);
 // The whole decision for one command string, with the policy's overrides, extra rules and
 // on_cage applied. Never throws.
 Verdict classify_command(const std::string& command, const Context& ctx, const Policy& policy);
+
+// What the classifier saw in one command, for `toolcage explain`: every program it found (in
+// the order it met them, after unwrapping) and every rule that fired, with the built-in verdict
+// and the one the policy's overrides made of it.
+struct RuleHit {
+    Decision decision = Decision::deny;  // after the policy's overrides
+    Decision builtin = Decision::deny;   // as the rule gives it
+    std::string rule;
+    std::string reason;
+};
+struct Explanation {
+    Verdict verdict;
+    std::vector<std::string> programs;
+    std::vector<RuleHit> hits;
+};
+Explanation explain_command(const std::string& command, const Context& ctx, const Policy& policy);
 
 // Where one path lies (after ~ and cwd resolution; no filesystem access beyond lexical rules).
 PathClass classify_path(const std::string& path, const Context& ctx);

@@ -204,6 +204,7 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
                      std::make_move_iterator(argv.end()));
     call.out = Stream::unknown_data();
     Scope& scope = *call.scope;
+    if (trace && probing == 0) trace->programs.push_back(cmd.shown());
     check_env(call.env, scope);
     if (!cmd.known() || cmd.text.empty() || cmd.glob) {
         if (cmd.text.empty() && cmd.known()) {

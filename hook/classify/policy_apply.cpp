@@ -9,6 +9,7 @@
 namespace toolcage::classify::detail {
 
 void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
+    const Decision builtin = d;
     if (!policy_.overrides.empty()) {
         auto it = policy_.overrides.find(std::string(rule));
         if (it != policy_.overrides.end() && it->second != d) {
@@ -28,6 +29,7 @@ void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
         if (static_cast<int>(d) > static_cast<int>(probe_max)) probe_max = d;
         return;
     }
+    if (trace) trace->hits.push_back({d, builtin, std::string(rule), reason});
     if (!any_ || static_cast<int>(d) > static_cast<int>(best_.decision)) {
         best_.decision = d;
         best_.rule.assign(rule);

@@ -8,6 +8,17 @@
 
 namespace toolcage::classify {
 
+// One built-in rule, for `toolcage policy rules --long` and for choosing an override.
+struct RuleDescription {
+    std::string id;
+    std::string verdict;  // before a policy's overrides; "cage or deny" when the arguments decide
+    std::string matches;  // what it matches
+    std::string reason;   // why that verdict
+};
+
+// Every built-in rule, sorted by id.
+const std::vector<RuleDescription>& builtin_rules();
+
 // Every built-in rule id, sorted, without duplicates.
 std::vector<std::string> builtin_rule_ids();
 

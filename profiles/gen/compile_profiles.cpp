@@ -73,6 +73,7 @@ std::string policy_body(const Policy& p) {
     o << "    p.on_cage = " << enum_value("Decision", p.on_cage) << ";\n";
     o << "    p.hermes_approve = " << (p.hermes_approve ? "true" : "false") << ";\n";
     o << "    p.allow_runs = " << lit(p.allow_runs) << ";\n";
+    o << "    p.mode = " << lit(p.mode) << ";\n";
     const CagePolicy& c = p.cage;
     o << "    p.cage.read = " << strings(c.read) << ";\n";
     o << "    p.cage.write = " << strings(c.write) << ";\n";

@@ -1,0 +1,44 @@
+// The step's stderr, passed through to ours as it comes, with the lines that report a refusal
+// (Permission denied, EACCES, EPERM) kept, so that after the step the cage can say which path
+// it refused and which policy field would allow it.
+#pragma once
+
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace toolcage::cage {
+
+class StderrWatch {
+  public:
+    StderrWatch() = default;
+    StderrWatch(const StderrWatch&) = delete;
+    StderrWatch& operator=(const StderrWatch&) = delete;
+    ~StderrWatch();
+
+    // Before the step starts: a pipe whose write end is to be the step's stderr. Not when our
+    // stderr is a terminal (a person reads it as it comes; programs colour and draw progress
+    // there) or the pipe cannot be made. Returns the write end, or -1: the step keeps our stderr.
+    int open();
+    // True when our stdout and stderr are one file (an agent's `2>&1`): the step then gets the
+    // pipe as its stdout too, so that its output keeps its order.
+    bool merged() const { return merged_; }
+    // Once the step's process is started: closes our copy of the write end and forwards the
+    // step's stderr to ours from a thread.
+    void start();
+    // Once the step and everything it left are gone: forwards what is still buffered, stops,
+    // and returns the lines that report a refusal (at most 200).
+    std::vector<std::string> finish();
+
+  private:
+    void pump();
+    bool merged_ = false;
+    int read_fd_ = -1;
+    int write_fd_ = -1;
+    int stop_[2] = {-1, -1};
+    std::thread thread_;
+    std::vector<std::string> kept_;
+    std::string partial_;
+};
+
+}  // namespace toolcage::cage

@@ -1,0 +1,64 @@
+# bash completion for toolcage and toolcage-relay. Installed to
+# share/bash-completion/completions/ (bash-completion loads it on first use).
+
+_toolcage_policies() {
+    toolcage policy list 2>/dev/null | cut -f1
+}
+
+_toolcage() {
+    local cur prev words cword
+    if declare -F _init_completion >/dev/null; then
+        _init_completion || return
+    else
+        cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
+    fi
+    local commands="check explain log policy run doctor hook install uninstall"
+    local i sub="" subsub=""
+    for ((i = 1; i < cword; i++)); do
+        [[ ${words[i]} == -- ]] && return  # after --: the command's own words
+        if [[ ${words[i]} != -* ]]; then
+            if [[ -z $sub ]]; then sub=${words[i]}
+            elif [[ -z $subsub && ( $sub == policy || $sub == install || $sub == uninstall ) ]]; then subsub=${words[i]}
+            fi
+        fi
+    done
+    case $prev in
+        --policy) COMPREPLY=($(compgen -W "$(_toolcage_policies)" -f -- "$cur")); return ;;
+        --workdir|--cwd|--profile-dir|--hermes-home|--plugin-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --file|--settings) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --agent) COMPREPLY=($(compgen -W "hermes claude openclaw" -- "$cur")); return ;;
+    esac
+    local opts=""
+    case $sub in
+        "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
+        check) opts="--policy --cwd --json --batch --explain" ;;
+        explain) opts="--policy --cwd" ;;
+        log) opts="--file --deny --ask --cage --allow --since --agent --rule --stats --json --limit --all" ;;
+        run) opts="--policy --workdir --best-effort --verbose --" ;;
+        doctor) opts="--policy --workdir --json" ;;
+        hook) opts="--agent --policy" ;;
+        policy)
+            case $subsub in
+                "") COMPREPLY=($(compgen -W "list show validate which rules install openshell" -- "$cur")); return ;;
+                show|openshell|validate) opts="--relay"; [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$(_toolcage_policies)" -f -- "$cur")); return; } ;;
+                which) opts="--profile-dir" ;;
+                rules) opts="--long --json" ;;
+                install) opts="--name --force"; [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); compopt -o plusdirs 2>/dev/null; return; } ;;
+            esac ;;
+        install|uninstall)
+            case $subsub in
+                "") COMPREPLY=($(compgen -W "hermes claude openclaw --dry-run" -- "$cur")); return ;;
+                hermes) opts="--profile --hermes-home --policy --dry-run" ;;
+                claude) opts="--settings --policy --dry-run" ;;
+                openclaw) opts="--plugin-dir --dry-run" ;;
+            esac ;;
+    esac
+    COMPREPLY=($(compgen -W "$opts --help --version" -- "$cur"))
+}
+complete -F _toolcage toolcage
+
+_toolcage_relay() {
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    COMPREPLY=($(compgen -W "--listen --listen-fd --allow --upstream --upstream-file --token-file --allow-private --watch-fd --ready-fd --detach --log --step --max-tunnels --header-timeout-ms --connect-timeout-ms --idle-timeout --help --version" -- "$cur"))
+}
+complete -F _toolcage_relay toolcage-relay

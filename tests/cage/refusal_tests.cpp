@@ -1,0 +1,360 @@
+// After a caged step, the cage says what it refused and which policy field would allow it: a
+// write outside the workspace, a read of a home file, a connect to a host off the relay's list.
+// Real steps on the real kernel, as root and as nobody; and the pure readers, by tables.
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cage/landlock_audit.h"
+#include "cage/landlock_uapi.h"
+#include "cage/refusals.h"
+#include "step_harness.h"
+
+using namespace steptest;
+using namespace toolcage::cage;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> refusal_lines(const std::string& out) {
+    std::vector<std::string> v;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.starts_with("toolcage run: refused")) v.push_back(line);
+    return v;
+}
+
+// The harness lets steps read its scratch base; the home in it must stay closed here.
+void close_scratch_base(Scratch& s) {
+    auto& read = s.policy["cage"]["read"];
+    for (std::size_t i = 0; i < read.size(); ++i)
+        if (read[i] == s.base) read.erase(i--);
+}
+
+Result caged(Scratch& s, As who, const std::string& script) {
+    return run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c", script},
+                        {who, false, {}});
+}
+
+void put(const std::string& path, const std::string& text, mode_t mode) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << text;
+    ::chmod(path.c_str(), mode);
+}
+
+// Kernel auditing on for the length of a test, as root, and back off after: auditing is off on
+// most machines (no auditd), and the kernel's records are what is under test.
+class AuditOn {
+  public:
+    AuditOn() {
+        if (::geteuid() != 0 || landlock_audit_availability().readable) return;
+        if (set(1)) switched_ = true;
+    }
+    ~AuditOn() {
+        if (switched_) set(0);
+    }
+
+  private:
+    static bool set(unsigned enabled) {
+        int s = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+        if (s < 0) return false;
+        struct {
+            nlmsghdr h;
+            audit_status st;
+        } m{};
+        m.h.nlmsg_len = sizeof m;
+        m.h.nlmsg_type = AUDIT_SET;
+        m.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        m.st.mask = AUDIT_STATUS_ENABLED;
+        m.st.enabled = enabled;
+        sockaddr_nl k{};
+        k.nl_family = AF_NETLINK;
+        bool ok = ::sendto(s, &m, sizeof m, 0, reinterpret_cast<sockaddr*>(&k), sizeof k) >= 0;
+        alignas(nlmsghdr) char buf[1024];
+        if (ok) ok = ::recv(s, buf, sizeof buf, 0) > 0;
+        ::close(s);
+        return ok;
+    }
+    bool switched_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("a caged write outside the workspace is explained: the path and cage.write",
+          "[cage][refusal]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;
+    std::string target = s.base + "/outside/made-by-step.txt";
+    fs::create_directories(s.base + "/outside");
+    ::chmod((s.base + "/outside").c_str(), 0777);
+    Result r = caged(s, who, "echo x > " + target);
+    INFO(r.out);
+    CHECK(r.status != 0);
+    CHECK_FALSE(fs::exists(target));
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("refused write " + target) != std::string::npos);
+    CHECK(lines[0].find("cage.write") != std::string::npos);
+    CHECK(lines[0].find("add \"" + s.base + "/outside\" to cage.write") != std::string::npos);
+    // ... and in the decision log, with the step.
+    std::ifstream log(s.state + "/toolcage/decisions.jsonl");
+    std::string last, line;
+    while (std::getline(log, line)) last = line;
+    auto j = nlohmann::json::parse(last);
+    REQUIRE(j["refusals"].size() == 1);
+    CHECK(j["refusals"][0]["field"] == "cage.write");
+    CHECK(j["refusals"][0]["target"] == target);
+}
+
+TEST_CASE("a caged write into a system directory is explained, and no rule is suggested",
+          "[cage][refusal]") {
+    Scratch s;
+    Result r = caged(s, As::nobody, "touch /etc/toolcage-refusal-test");
+    INFO(r.out);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("/etc/toolcage-refusal-test") != std::string::npos);
+    CHECK(lines[0].find("cage.write") != std::string::npos);
+    CHECK(lines[0].find("not suggested") != std::string::npos);
+}
+
+TEST_CASE("a caged read of a home file is explained: the path and cage.read", "[cage][refusal]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;  // HOME is s.state, which the default policy does not open
+    close_scratch_base(s);
+    put(s.state + "/notes.txt", "notes\n", 0644);
+    Result r = caged(s, who, "cat \"$HOME/notes.txt\"");
+    INFO(r.out);
+    CHECK(r.out.find("notes\n") == std::string::npos);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("refused read " + s.state + "/notes.txt") != std::string::npos);
+    CHECK(lines[0].find("add \"{home}/notes.txt\" to cage.read") != std::string::npos);
+}
+
+TEST_CASE("a caged read of a credential is explained, and never suggested", "[cage][refusal]") {
+    Scratch s;
+    close_scratch_base(s);
+    put(s.state + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n", 0644);
+    put(s.state + "/.npmrc", "//registry.npmjs.org/:_authToken=npm_secret\n", 0644);
+    Result r =
+        caged(s, As::root, "cat \"$HOME/.ssh/id_ed25519\"; cat \"$HOME/.npmrc\"; ls \"$HOME\"");
+    INFO(r.out);
+    CHECK(r.out.find("BEGIN OPENSSH") == std::string::npos);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 3);
+    for (const auto& l : lines) {
+        CHECK(l.find("cage.read") != std::string::npos);
+        CHECK(l.find("not suggested") != std::string::npos);
+        CHECK(l.find("add \"") == std::string::npos);
+    }
+}
+
+TEST_CASE("a caged connect to a host off the relay's list is explained: the host and relay.allow",
+          "[cage][refusal][relay]") {
+    std::string network = GENERATE("netns", "landlock");
+    As who = GENERATE(As::root, As::nobody);
+    INFO(network << " as " << name_of(who));
+    Scratch s;
+    s.policy["cage"]["network"] = network;
+    s.policy["relay"]["enabled"] = true;
+    s.policy["relay"]["allow"] = {"registry.npmjs.org"};
+    Result r = caged(s, who, "curl -sS --max-time 10 https://off-the-list.example.org/");
+    INFO(r.out);
+    CHECK(r.status != 0);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("a connection to off-the-list.example.org:443") != std::string::npos);
+    CHECK(lines[0].find("add \"off-the-list.example.org\" to relay.allow") != std::string::npos);
+}
+
+TEST_CASE("a step with no refusal prints nothing extra", "[cage][refusal]") {
+    As who = GENERATE(As::root, As::nobody);
+    Scratch s;
+    Result r = caged(s, who, "echo hi; echo there >&2; echo made > made.txt; cat made.txt");
+    CHECK(r.status == 0);
+    // stdout and stderr are one pipe here (an agent's 2>&1): the order is kept.
+    CHECK(r.out == "hi\nthere\nmade\n");
+    // A failure that is not the cage's: no explanation either.
+    Result f = caged(s, who, "ls /no/such/dir");
+    CHECK(f.status != 0);
+    CHECK(refusal_lines(f.out).empty());
+}
+
+TEST_CASE("Landlock's own audit records name the refused path, when the kernel's audit can be read",
+          "[cage][refusal][audit]") {
+    AuditOn on;
+    AuditAvailability a = landlock_audit_availability();
+    if (!a.readable) {
+        WARN("skipped: Landlock's audit records cannot be read here: " << a.why);
+        return;
+    }
+    Scratch s;
+    std::string target = s.base + "/outside/audited.txt";
+    fs::create_directories(s.base + "/outside");
+    Result r = caged(s, As::root, "echo x > " + target + " 2>/dev/null; true");
+    INFO(r.out);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("Landlock (kernel audit record)") != std::string::npos);
+    CHECK(lines[0].find(s.base + "/outside") != std::string::npos);
+    CHECK(lines[0].find("cage.write") != std::string::npos);
+}
+
+// ---- the pure readers
+
+TEST_CASE("a refused path in a program's error line is found, with the access it was refused",
+          "[cage][refusal][unit]") {
+    StepPaths paths{"/w/sub", "/w", "/t/step", "/home/u"};
+    LandlockPlan plan;
+    namespace ll = toolcage::landlock;
+    plan.rules = {{"/usr", ll::kFsReadFile | ll::kFsReadDir | ll::kFsExecute, true},
+                  {"/w", ll::fs_rights_for_abi(5), true},
+                  {"/etc/passwd", ll::kFsReadFile, false}};
+    struct Case {
+        std::string line, access, target, field;
+    };
+    std::vector<Case> cases = {
+        {"/bin/sh: 1: cannot create /opt/x/out.txt: Permission denied", "write", "/opt/x/out.txt",
+         "cage.write"},
+        {"touch: cannot touch '/srv/data/f': Permission denied", "write", "/srv/data/f",
+         "cage.write"},
+        {"mkdir: cannot create directory \xe2\x80\x98/data/new\xe2\x80\x99: Permission denied",
+         "write", "/data/new", "cage.write"},
+        {"cat: /home/u/notes.txt: Permission denied", "read", "/home/u/notes.txt", "cage.read"},
+        {"PermissionError: [Errno 13] Permission denied: '/home/u/.cache/pip/x'", "write",
+         "/home/u/.cache/pip/x", "cage.write"},
+        {"Error: EACCES: permission denied, open '/home/u/.npm/_logs/x.log'", "write",
+         "/home/u/.npm/_logs/x.log", "cage.write"},
+        {"ls: cannot open directory '/home/u': Permission denied", "read", "/home/u", "cage.read"},
+        {"python3: can't open file '/home/u/tool.py': [Errno 13] Permission denied", "read",
+         "/home/u/tool.py", "cage.read"},
+        {"bash: ../../home/u/x: Permission denied", "write", "/home/u/x", "cage.write"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.line);
+        auto v = stderr_refusals({c.line}, plan, paths, false);
+        REQUIRE(v.size() == 1);
+        CHECK(v[0].access == c.access);
+        CHECK(v[0].target == c.target);
+        CHECK(v[0].field == c.field);
+    }
+    // What the cage grants is not its refusal (the file's own mode refused it), and lines that
+    // report nothing refused give nothing.
+    CHECK(stderr_refusals({"cat: /etc/passwd: Permission denied"}, plan, paths, false).empty());
+    CHECK(stderr_refusals({"rm: cannot remove '/w/a': Permission denied"}, plan, paths, false)
+              .empty());
+    CHECK(stderr_refusals({"ls: cannot access '/nope': No such file or directory"}, plan, paths,
+                          false)
+              .empty());
+    // A refusal with no path still says how to see more.
+    auto vague = stderr_refusals({"npm ERR! Error: EACCES: permission denied"}, plan, paths, false);
+    REQUIRE(vague.size() == 1);
+    CHECK(vague[0].fix.find("toolcage doctor") != std::string::npos);
+}
+
+TEST_CASE("no refusal suggests opening the home directory, credentials or start-up files",
+          "[cage][refusal][unit]") {
+    StepPaths paths{"/w", "/w", "/t/step", "/home/u"};
+    for (std::string p :
+         {"/home/u", "/home/u/.ssh/id_rsa", "/home/u/.ssh", "/home/u/.npmrc", "/home/u/.gitconfig",
+          "/home/u/.aws/credentials", "/home/u/.config/gh/hosts.yml", "/home/u/.bashrc",
+          "/home/u/project/.env", "/home/u/.docker/config.json", "/home/u/.local/state/toolcage/x",
+          "/root/.ssh/id_ed25519", "/etc/shadow"}) {
+        INFO(p);
+        CHECK(never_suggested(p, paths.home));
+        for (const char* access : {"read", "write"}) {
+            auto r = path_refusal(access, p, "test", "", paths);
+            CHECK(r.fix.starts_with("not suggested"));
+        }
+    }
+    // A new file directly in the home: its directory is the home itself.
+    CHECK(path_refusal("write", "/home/u/new-file-here", "test", "", paths)
+              .fix.starts_with("not suggested"));
+    // An ordinary cache directory under home may be suggested, with the placeholder.
+    auto ok = path_refusal("read", "/home/u/.cache/pip", "test", "", paths);
+    CHECK(ok.fix == "to allow it, add \"{home}/.cache/pip\" to cage.read");
+}
+
+TEST_CASE("the relay's refusals of one step are read from its log", "[cage][refusal][unit]") {
+    char tmpl[] = "/tmp/refusal-log-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    std::string log = std::string(tmpl) + "/relay.jsonl";
+    {
+        std::ofstream out(log);
+        out << R"({"event":"connect","host":"old.example.org","port":443,"verdict":"deny","status":403,"reason":"the host old.example.org:443 is not on the allowlist","step":"aaaa"})"
+            << '\n';
+    }
+    auto from = fs::file_size(log);
+    {
+        std::ofstream out(log, std::ios::app);
+        out << R"({"event":"connect","host":"pypi.org","port":443,"verdict":"deny","status":403,"reason":"the host pypi.org:443 is not on the allowlist","step":"bbbb"})"
+            << '\n'
+            << R"({"event":"connect","host":"other.example.org","port":443,"verdict":"deny","status":403,"reason":"the host other.example.org:443 is not on the allowlist","step":"cccc"})"
+            << '\n'
+            << R"({"event":"connect","host":"registry.npmjs.org","port":443,"verdict":"allow","status":200,"reason":"","step":"bbbb"})"
+            << '\n'
+            << R"({"event":"connect","host":"git.example.org","port":8443,"verdict":"deny","status":403,"reason":"the host git.example.org:8443 is not on the allowlist","step":"bbbb"})"
+            << '\n'
+            << R"({"event":"connect","host":"api.anthropic.com","port":443,"verdict":"deny","status":403,"reason":"the host api.anthropic.com:443 is not on the allowlist","step":"bbbb"})"
+            << '\n'
+            << "{torn" << '\n';
+    }
+    auto v = relay_refusals(log, from, "bbbb");
+    REQUIRE(v.size() == 3);
+    CHECK(v[0].target == "pypi.org:443");
+    CHECK(v[0].fix == "to allow it, add \"pypi.org\" to relay.allow");
+    CHECK(v[1].fix == "to allow it, add \"git.example.org:8443\" to relay.allow");
+    CHECK(v[2].fix.starts_with("not suggested"));
+    CHECK(relay_refusals(log, 0, "aaaa").size() == 1);
+    fs::remove_all(tmpl);
+}
+
+TEST_CASE("Landlock audit records of the step's domain are read as refusals",
+          "[cage][refusal][unit]") {
+    StepPaths paths{"/w", "/w", "/t/step", "/home/u"};
+    std::vector<std::pair<int, std::string>> msgs = {
+        {1423,
+         "audit(1796064278.665:3): domain=16cb062eb blockers=fs.make_reg path=\"/srv\" dev=\"vda\" "
+         "ino=19"},
+        {1424,
+         "audit(1796064278.665:3): domain=16cb062eb status=allocated mode=enforcing pid=4242 uid=0 "
+         "exe=\"/bin/sh\" comm=\"sh\""},
+        {1423,
+         "audit(1796064278.700:4): domain=aaaaaaaaa blockers=fs.read_file path=\"/etc/x\" "
+         "dev=\"vda\" ino=20"},
+        {1424,
+         "audit(1796064278.700:4): domain=aaaaaaaaa status=allocated mode=enforcing pid=99 uid=0"},
+        {1423,
+         "audit(1796064278.800:5): domain=16cb062eb blockers=net.connect_tcp daddr=93.184.216.34 "
+         "dest=443"},
+        {1423,
+         "audit(1796064278.900:6): domain=16cb062eb blockers=fs.read_file,fs.read_dir "
+         "path=2F686F6D652F752F6D7920646F6373 dev=\"vda\" ino=21"},
+    };
+    auto recs = select_step_records(msgs, 4242);
+    REQUIRE(recs.size() == 3);
+    std::vector<CageRefusal> v;
+    for (const auto& r : recs)
+        for (auto& x : audit_record_refusals(r, paths)) v.push_back(x);
+    REQUIRE(v.size() == 3);
+    CHECK(v[0].access == "write");
+    CHECK(v[0].target == "/srv");
+    CHECK(v[0].field == "cage.write");
+    CHECK(v[1].access == "connect");
+    CHECK(v[1].target == "93.184.216.34:443");
+    CHECK(v[1].field == "relay.allow");
+    CHECK(v[2].access == "read");
+    CHECK(v[2].target == "/home/u/my docs");  // the kernel writes odd names in hex
+    CHECK(v[2].fix == "to allow it, add \"{home}/my docs\" to cage.read");
+}

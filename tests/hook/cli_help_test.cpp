@@ -1,0 +1,278 @@
+// The command line around the hook, through the built binary: the slips it fixes (a mistyped
+// command or option, a command without `--`), --version everywhere, `toolcage log` and its
+// numbers against the log itself, `toolcage explain`, and the policy tooling.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "fixture.h"
+
+using namespace toolcage::test;
+using nlohmann::json;
+
+namespace {
+
+RunResult tc(const HookFixture& f, const std::vector<std::string>& args) {
+    return run_binary(TOOLCAGE_BIN, args, "", f.env);
+}
+
+}  // namespace
+
+TEST_CASE("a mistyped command or option gets the nearest real one", "[cli]") {
+    HookFixture f;
+    RunResult r = tc(f, {"chek", "--", "ls"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("did you mean `toolcage check`?") != std::string::npos);
+    r = tc(f, {"poilcy", "list"});
+    CHECK(r.err.find("did you mean `toolcage policy`?") != std::string::npos);
+    r = tc(f, {"frobnicate"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("the commands are") != std::string::npos);
+    r = tc(f, {"doctor", "--jsn"});
+    CHECK(r.err.find("did you mean --json?") != std::string::npos);
+    r = tc(f, {"log", "--stat"});
+    CHECK(r.err.find("did you mean --stats?") != std::string::npos);
+    r = tc(f, {"policy", "rules", "--lnog"});
+    CHECK(r.err.find("did you mean --long?") != std::string::npos);
+}
+
+TEST_CASE("a command given to run without -- gets the fix", "[cli]") {
+    HookFixture f;
+    RunResult r = tc(f, {"run", "ls", "-la"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("put -- before the command: toolcage run -- ls -la") != std::string::npos);
+    r = tc(f, {"run", "--policy", "default", "ls", "-la"});
+    CHECK(r.err.find("toolcage run --policy default -- ls -la") != std::string::npos);
+    r = tc(f, {"check", "grep", "-rn", "x"});
+    CHECK(r.err.find("toolcage check -- grep -rn x") != std::string::npos);
+}
+
+TEST_CASE("--version on toolcage, its subcommands and toolcage-relay", "[cli]") {
+    HookFixture f;
+    for (auto args : std::vector<std::vector<std::string>>{{"--version"},
+                                                           {"check", "--version"},
+                                                           {"policy", "--version"},
+                                                           {"policy", "rules", "--version"},
+                                                           {"log", "--version"},
+                                                           {"run", "--version"},
+                                                           {"doctor", "--version"}}) {
+        RunResult r = tc(f, args);
+        INFO(args[0] << " " << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(r.out.starts_with("toolcage "));
+    }
+    RunResult r = run_binary(TOOLCAGE_RELAY_BIN, {"--version"}, "", f.env);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.starts_with("toolcage-relay "));
+}
+
+TEST_CASE("toolcage log --stats counts what the log holds", "[cli][log]") {
+    HookFixture f;
+    // A log of a few thousand decisions, made here with known counts, a torn line, a step line
+    // and audit-mode entries.
+    const std::vector<std::string> verdicts = {"allow", "cage", "ask", "deny"};
+    const std::vector<std::string> agents = {"hermes", "claude", "openclaw"};
+    const std::vector<std::string> commands = {"git status", "npm install && npm test",
+                                               "rm -rf build", "FOO=1 make -j4",
+                                               "sudo apt-get update | tee log"};
+    std::map<std::string, int> by_verdict, by_agent, by_rule, by_program;
+    std::ostringstream log;
+    std::mt19937 rng(7);
+    const int n = 3000;
+    int audit = 0;
+    for (int i = 0; i < n; ++i) {
+        std::string v = verdicts[rng() % 4], a = agents[rng() % 3], c = commands[rng() % 5];
+        std::string rule = "rule." + std::to_string(rng() % 7);
+        bool aud = rng() % 5 == 0;
+        json j = {{"time", "2026-11-30T10:00:00.000Z"},
+                  {"agent", a},
+                  {"tool", "terminal"},
+                  {"kind", "shell"},
+                  {"verdict", v},
+                  {"rule", rule},
+                  {"reason", "r"},
+                  {"command", c}};
+        if (aud) {
+            j["mode"] = "audit";
+            ++audit;
+        }
+        log << j.dump() << '\n';
+        ++by_verdict[v];
+        ++by_agent[a];
+        ++by_rule[rule];
+        if (c == "git status") ++by_program["git"];
+        if (c == "npm install && npm test") ++by_program["npm"];
+        if (c == "rm -rf build") ++by_program["rm"];
+        if (c == "FOO=1 make -j4") ++by_program["make"];
+        if (c.starts_with("sudo")) ++by_program["apt-get"], ++by_program["tee"];
+        if (i == 100) log << "{\"time\": \"2026-11-30T10:00:00.000Z\", \"verd\n";  // torn
+        if (i == 200)
+            log << json{{"time", "2026-11-30T10:00:00.000Z"},
+                        {"event", "step"},
+                        {"tool", "run"},
+                        {"status", 0},
+                        {"command", "make"}}
+                       .dump()
+                << '\n';
+    }
+    write_file(f.log, log.str());
+    RunResult r = tc(f, {"log", "--stats"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find(std::to_string(n) + " decisions, 1 caged steps, " + std::to_string(audit) +
+                     " under audit mode") != std::string::npos);
+    CHECK(r.out.find("1 unreadable lines") != std::string::npos);
+    auto count_line = [&](int count, const std::string& name) {
+        std::string s = std::to_string(count);
+        return "  " + s + std::string(s.size() >= 8 ? 1 : 8 - s.size(), ' ') + name + "\n";
+    };
+    for (const auto& [k, c] : by_verdict) CHECK(r.out.find(count_line(c, k)) != std::string::npos);
+    for (const auto& [k, c] : by_agent) CHECK(r.out.find(count_line(c, k)) != std::string::npos);
+    for (const auto& [k, c] : by_rule) CHECK(r.out.find(count_line(c, k)) != std::string::npos);
+    for (const auto& [k, c] : by_program) CHECK(r.out.find(count_line(c, k)) != std::string::npos);
+
+    // Filters: --deny counts only the denials; --json passes lines through unchanged.
+    RunResult d = tc(f, {"log", "--deny", "--stats"});
+    CHECK(d.out.find(std::to_string(by_verdict["deny"]) + " decisions") != std::string::npos);
+    RunResult js = tc(f, {"log", "--agent", "claude", "--json", "--all"});
+    std::istringstream lines(js.out);
+    std::string line;
+    int claude = 0;
+    while (std::getline(lines, line)) {
+        CHECK(log.str().find(line + "\n") != std::string::npos);
+        ++claude;
+    }
+    CHECK(claude == by_agent["claude"]);
+}
+
+TEST_CASE("toolcage log shows recent decisions as a table, filtered by verdict and time",
+          "[cli][log]") {
+    HookFixture f;
+    f.hook(hermes_terminal("git status", f.ws));
+    f.hook(hermes_terminal("rm -rf ~", f.ws));
+    f.hook(hermes_terminal("npm install", f.ws));
+    RunResult all = tc(f, {"log"});
+    INFO(all.out << all.err);
+    CHECK(all.out.find("git status") != std::string::npos);
+    CHECK(all.out.find("rm -rf ~") != std::string::npos);
+    RunResult deny = tc(f, {"log", "--deny"});
+    CHECK(deny.out.find("rm -rf ~") != std::string::npos);
+    CHECK(deny.out.find("git status") == std::string::npos);
+    CHECK(deny.out.find("rm.home") != std::string::npos);
+    RunResult cage = tc(f, {"log", "--cage", "--since", "1h"});
+    CHECK(cage.out.find("npm install") != std::string::npos);
+    CHECK(cage.out.find("rm -rf") == std::string::npos);
+    RunResult future = tc(f, {"log", "--since", "2999-01-01"});
+    CHECK(future.out.find("no matching entries") != std::string::npos);
+    RunResult bad = tc(f, {"log", "--since", "yesterday"});
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("--since \"yesterday\"") != std::string::npos);
+}
+
+TEST_CASE("toolcage explain names the programs, the deciding rule and the override",
+          "[cli][explain]") {
+    HookFixture f;
+    RunResult r =
+        tc(f, {"explain", "--cwd", f.ws, "--", "git status && git push --force origin main"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("programs:  git, git") != std::string::npos);
+    CHECK(r.out.find("verdict:   deny (rule git.push-force)") != std::string::npos);
+    CHECK(r.out.find("\"overrides\": {\"git.push-force\": \"ask\"}") != std::string::npos);
+    RunResult c = tc(f, {"check", "--explain", "--cwd", f.ws, "--", "ls -la"});
+    CHECK(c.out.find("verdict:   allow") != std::string::npos);
+    CHECK(c.out.find("readonly.ls") != std::string::npos);
+}
+
+TEST_CASE("policy rules --long and --json describe every built-in rule", "[cli][policy]") {
+    HookFixture f;
+    RunResult ids = tc(f, {"policy", "rules"});
+    RunResult js = tc(f, {"policy", "rules", "--json"});
+    json rules = json::parse(js.out);
+    std::istringstream in(ids.out);
+    std::string id;
+    std::size_t n = 0;
+    while (std::getline(in, id)) {
+        REQUIRE(n < rules.size());
+        CHECK(rules[n]["id"] == id);
+        CHECK_FALSE(rules[n]["verdict"].get<std::string>().empty());
+        CHECK_FALSE(rules[n]["matches"].get<std::string>().empty());
+        CHECK_FALSE(rules[n]["reason"].get<std::string>().empty());
+        ++n;
+    }
+    CHECK(n == rules.size());
+    RunResult lng = tc(f, {"policy", "rules", "--long"});
+    CHECK(lng.out.find("git.push-force") != std::string::npos);
+    CHECK(lng.out.find("    matches: git push --force") != std::string::npos);
+}
+
+TEST_CASE("policy validate reports every error in one run, and takes an installed name",
+          "[cli][policy]") {
+    HookFixture f;
+    std::string bad = f.root / "bad.json";
+    write_file(bad, R"({"name": "bad", "mood": "x", "on_cage": "allow",
+                        "overrides": {"no.such-rule": "allow", "git.push": "maybe"},
+                        "cage": {"read": ["relative/path", "/ok", "{nowhere}/x"], "network": "wifi"},
+                        "relay": {"allow": ["UPPER.example.com", "ok.example.com:99999"]}})");
+    RunResult r = tc(f, {"policy", "validate", bad});
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    for (const char* where : {"/mood", "/on_cage", "/overrides/git.push", "/cage/read/0",
+                              "/cage/read/2", "/cage/network", "/relay/allow/0", "/relay/allow/1"})
+        CHECK(r.err.find(bad + ": " + where) != std::string::npos);
+    CHECK(r.err.find("8 errors") != std::string::npos);
+
+    RunResult ok = tc(f, {"policy", "validate", "forge"});
+    CHECK(ok.exit_code == 0);
+    CHECK(ok.out.find("valid (policy \"forge\")") != std::string::npos);
+    RunResult unknown_id = tc(f, {"policy", "validate", f.ask_policy(false)});
+    CHECK(unknown_id.exit_code == 0);
+}
+
+TEST_CASE("policy install validates and installs a policy of one's own", "[cli][policy]") {
+    HookFixture f;
+    std::string mine = f.root / "team.json";
+    write_file(mine, R"({"extends": "default", "overrides": {"git.push": "ask"}})");
+    RunResult r = tc(f, {"policy", "install", mine});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    std::string installed = f.home + "/.config/toolcage/profiles/team.json";
+    CHECK(read_file(installed) == read_file(mine));
+    RunResult shown = tc(f, {"policy", "show", "team"});
+    CHECK(json::parse(shown.out)["overrides"]["git.push"] == "ask");
+    // Used by name, as the hook finds it.
+    RunResult chk = tc(f, {"check", "--policy", "team", "--cwd", f.ws, "--json", "--", "git push"});
+    CHECK(json::parse(chk.out)["verdict"] == "ask");
+
+    CHECK(tc(f, {"policy", "install", mine}).exit_code == 2);  // exists: --force
+    CHECK(tc(f, {"policy", "install", mine, "--force"}).exit_code == 0);
+    RunResult shipped = tc(f, {"policy", "install", mine, "--name", "default"});
+    CHECK(shipped.exit_code == 2);
+    CHECK(shipped.err.find("shipped policy") != std::string::npos);
+
+    std::string broken = f.root / "broken.json";
+    write_file(
+        broken,
+        R"({"extends": "default", "cage": {"network": "wifi"}, "overrides": {"nope.rule": "allow"}})");
+    RunResult b = tc(f, {"policy", "install", broken});
+    CHECK(b.exit_code == 1);
+    CHECK(b.err.find(broken + ": /cage/network") != std::string::npos);
+    CHECK(b.err.find("nothing installed") != std::string::npos);
+    CHECK_FALSE(std::ifstream(f.home + "/.config/toolcage/profiles/broken.json").good());
+}
+
+TEST_CASE(
+    "policy which exits non-zero when every call would be refused or the directory is missing",
+    "[cli][policy]") {
+    HookFixture f;
+    CHECK(tc(f, {"policy", "which", "--profile-dir", f.hermes_home}).exit_code == 0);
+    RunResult missing = tc(f, {"policy", "which", "--profile-dir", f.root / "no-such-profile"});
+    CHECK(missing.exit_code == 1);
+    CHECK(missing.out.find("does not exist") != std::string::npos);
+    write_file(f.hermes_home + "/SOUL.md", "<!-- toolcage: not-installed-anywhere -->\n");
+    RunResult refused = tc(f, {"policy", "which", "--profile-dir", f.hermes_home});
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.out.find("every call is refused") != std::string::npos);
+}

@@ -1,0 +1,16 @@
+// `toolcage explain CMD` and `toolcage check --explain`: how the classifier read a command, the
+// programs it found, every rule that fired, the rule that decided, and the override that changes
+// it.
+#pragma once
+
+#include <string>
+
+#include "common/policy.h"
+#include "hook/classify/classifier.h"
+
+namespace toolcage::cli {
+
+std::string explain_text(const std::string& command, const classify::Explanation& e,
+                         const Policy& policy);
+
+}  // namespace toolcage::cli

@@ -1,0 +1,35 @@
+// `toolcage policy rules [--long|--json]`: the built-in rules, from the classifier's catalogue
+// (hook/classify/rules.cpp), for writing a policy's "overrides".
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "hook/classify/rules.h"
+#include "tools/policy_commands.h"
+
+namespace toolcage::cli {
+
+int policy_rules(bool long_form, bool json) {
+    const auto& rules = classify::builtin_rules();
+    if (json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& r : rules)
+            out.push_back({{"id", r.id},
+                           {"verdict", r.verdict},
+                           {"matches", r.matches},
+                           {"reason", r.reason}});
+        std::cout << out.dump(2) << '\n';
+        return 0;
+    }
+    if (!long_form) {
+        for (const auto& r : rules) std::cout << r.id << '\n';
+        return 0;
+    }
+    std::size_t w = 0;
+    for (const auto& r : rules) w = std::max(w, r.id.size());
+    for (const auto& r : rules)
+        std::cout << r.id << std::string(w + 2 - r.id.size(), ' ') << r.verdict
+                  << "\n    matches: " << r.matches << "\n    why:     " << r.reason << '\n';
+    return 0;
+}
+
+}  // namespace toolcage::cli
