@@ -108,6 +108,13 @@ bool rehearses(const Call& c, const DryRun& d) {
 }  // namespace
 
 const DryRun* dry_run_of(const Call& c) {
+    // Most programs have no entry: find that out without building any string.
+    auto it = std::lower_bound(kDryRuns.begin(), kDryRuns.end(), std::string_view(c.name),
+                               [](const DryRun& d, std::string_view n) { return d.name < n; });
+    if (it == kDryRuns.end() || it->name.substr(0, c.name.size()) != c.name ||
+        (it->name.size() > c.name.size() && it->name[c.name.size()] != ' ')) {
+        return nullptr;
+    }
     std::string sub = subcommand_of(c);
     if (!sub.empty()) {
         if (const DryRun* d = find_by_name<DryRun>(kDryRuns, c.name + " " + sub)) return rehearses(c, *d) ? d : nullptr;
