@@ -338,6 +338,7 @@ TEST_CASE("decoders: any filter whose output reaches a shell is a decoder",
         cmds.push_back("eval \"$(" + f + " < payload.txt)\"");
         cmds.push_back("bash -c \"$(" + f + " < payload.txt)\"");
         cmds.push_back(f + " < payload.txt | tee >(sh) >/dev/null");
+        cmds.push_back(f + " < payload.txt | xargs -0 bash -c");
     }
     expect_deny(cmds);
     // Remote input reaches a shell through any chain of programs.
