@@ -170,7 +170,9 @@ struct DryRun {
     std::string_view reason;
 };
 const DryRun* dry_run_of(const Call& c);
-bool dry_run_relieves(const DryRun& d, std::string_view rule);
+// The verdict a rehearsal lowers `rule` to, or nullopt when it does not ("rule=cage" in the
+// entry's list lowers that rule to cage rather than to the entry's cap).
+std::optional<Decision> dry_run_cap(const DryRun& d, std::string_view rule);
 
 class Analyzer {
 public:
@@ -231,8 +233,9 @@ public:
     const std::string* file_text(const Value& file, const Scope& scope) const;
     // Runs a file written in this command: its known text is judged as the program it is.
     bool run_known_script(const Value& file, Call& call, std::string_view lang);
-    // Refuses running a file written from a download or decoder; true when it did.
-    bool refuse_tainted_script(const Value& file, const Scope& scope, std::string_view who);
+    // Refuses running a file written from a download or decoder (or, for a shell, a filter);
+    // true when it did.
+    bool refuse_tainted_script(const Value& file, const Scope& scope, std::string_view who, bool shell = true);
     const Context& ctx() const { return place_->ctx; }
     bool remote() const { return place_ == remote_; }
     void set_remote(bool on) { place_ = on ? remote_ : local_; }

@@ -66,7 +66,7 @@ constexpr auto kDryRuns = sorted_by_name(std::to_array<DryRun>({
      "`poetry publish --dry-run` builds the package but does not upload it"},
     {"rclone", "n", "--dry-run", "storage.delete", Decision::cage,
      "`rclone --dry-run` only lists what it would change (it still talks to the remote)"},
-    {"rsync", "n", "--dry-run", "rm. write. rsync.delete-remote", Decision::allow,
+    {"rsync", "n", "--dry-run", "rm. write. rsync.delete-remote=cage", Decision::allow,
      "`rsync -n` only lists what it would copy or delete"},
     {"sfdisk", "n", "--no-act", "disk.format", Decision::allow, "`sfdisk --no-act` does not write the table"},
     {"uv publish", "", "--dry-run", "publish.package", Decision::cage,
@@ -108,6 +108,13 @@ bool rehearses(const Call& c, const DryRun& d) {
 }  // namespace
 
 const DryRun* dry_run_of(const Call& c) {
+    // Most programs have no entry: find that out without building any string.
+    auto it = std::lower_bound(kDryRuns.begin(), kDryRuns.end(), std::string_view(c.name),
+                               [](const DryRun& d, std::string_view n) { return d.name < n; });
+    if (it == kDryRuns.end() || it->name.substr(0, c.name.size()) != c.name ||
+        (it->name.size() > c.name.size() && it->name[c.name.size()] != ' ')) {
+        return nullptr;
+    }
     std::string sub = subcommand_of(c);
     if (!sub.empty()) {
         if (const DryRun* d = find_by_name<DryRun>(kDryRuns, c.name + " " + sub)) return rehearses(c, *d) ? d : nullptr;
@@ -116,16 +123,21 @@ const DryRun* dry_run_of(const Call& c) {
     return d && rehearses(c, *d) ? d : nullptr;
 }
 
-bool dry_run_relieves(const DryRun& d, std::string_view rule) {
+std::optional<Decision> dry_run_cap(const DryRun& d, std::string_view rule) {
     size_t i = 0;
     while (i < d.relieves.size()) {
         size_t e = d.relieves.find(' ', i);
         if (e == std::string_view::npos) e = d.relieves.size();
         std::string_view w = d.relieves.substr(i, e - i);
-        if (w == rule || (!w.empty() && w.back() == '.' && rule.substr(0, w.size()) == w)) return true;
+        Decision cap = d.cap;
+        if (size_t eq = w.find('='); eq != std::string_view::npos) {
+            cap = w.substr(eq + 1) == "cage" ? Decision::cage : Decision::allow;
+            w = w.substr(0, eq);
+        }
+        if (w == rule || (!w.empty() && w.back() == '.' && rule.substr(0, w.size()) == w)) return cap;
         i = e + 1;
     }
-    return false;
+    return std::nullopt;
 }
 
 }  // namespace toolcage::classify::detail

@@ -131,7 +131,7 @@ void run_invocation(Analyzer& a, Call& c, const Invocation& inv, std::string_vie
             a.interpreter_reads(lang, *s.procsub, c);
             return;
         }
-        if (a.refuse_tainted_script(s, *c.scope, who)) return;
+        if (a.refuse_tainted_script(s, *c.scope, who, false)) return;
         if (a.file_text(s, *c.scope)) {
             a.hit(Decision::cage, "interp.script", who + " runs the script " + s.shown());
             a.run_known_script(s, c, lang);

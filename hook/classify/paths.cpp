@@ -309,7 +309,7 @@ std::string absolute_of(const Value& v, const Scope& scope) {
 
 void Analyzer::remember_taint(const Value& file, Taint t, Scope& scope) const {
     std::string abs = absolute_of(file, scope);
-    if (!abs.empty() && t >= Taint::decoded) scope.tainted_files.emplace_back(abs, t);
+    if (!abs.empty() && t >= Taint::filtered) scope.tainted_files.emplace_back(abs, t);
 }
 
 Taint Analyzer::file_taint(const Value& file, const Scope& scope) const {
@@ -365,8 +365,14 @@ bool Analyzer::run_known_script(const Value& file, Call& call, std::string_view 
     return true;
 }
 
-bool Analyzer::refuse_tainted_script(const Value& file, const Scope& scope, std::string_view who) {
+bool Analyzer::refuse_tainted_script(const Value& file, const Scope& scope, std::string_view who, bool shell) {
     Taint t = file_taint(file, scope);
+    if (t == Taint::filtered && shell) {
+        // A filter's output saved and run by a shell: `rev p > x.sh; sh x.sh` is `rev p | sh`.
+        hit(Decision::deny, "pipe.decoded-to-shell",
+            std::string(who) + " runs " + file.shown() + ", just written by a filter (rev, tr, sed, …): a decoder");
+        return true;
+    }
     if (t == Taint::remote) {
         hit(Decision::deny, "pipe.remote-to-shell", std::string(who) + " runs " + file.shown() + ", just downloaded");
         return true;

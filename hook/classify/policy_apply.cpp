@@ -19,11 +19,13 @@ void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
             reason += ')';
         }
     }
-    if (dry && dry_level == exec_level && static_cast<int>(d) > static_cast<int>(dry->cap) &&
-        dry_run_relieves(*dry, rule)) {
-        reason = std::string(dry->reason) + " (without it: " + reason + ")";
-        d = dry->cap;
-        rule = "dryrun.rehearsal";
+    if (dry && dry_level == exec_level) {
+        std::optional<Decision> cap = dry_run_cap(*dry, rule);
+        if (cap && static_cast<int>(d) > static_cast<int>(*cap)) {
+            reason = std::string(dry->reason) + " (without it: " + reason + ")";
+            d = *cap;
+            rule = "dryrun.rehearsal";
+        }
     }
     if (probing > 0) {
         if (static_cast<int>(d) > static_cast<int>(probe_max)) probe_max = d;

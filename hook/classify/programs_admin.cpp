@@ -23,38 +23,57 @@ bool listed(std::string_view words, std::string_view w) {
     return false;
 }
 
-// One program: its destructive and read-only words. A word is an option ("-F", "--flush";
-// single letters also count inside a bundle such as -nF) or a subcommand ("purge").
+// One program: its destructive, changing and read-only words. A word is an option ("-F",
+// "--flush"; single letters also count inside a bundle such as -nF) or a subcommand ("purge").
+// Destroying words are refused; changing words are caged; a read word without either is
+// allowed; anything else is caged.
 struct Admin {
     std::string_view name;
-    std::string_view destroys;  // any of these: refused
-    std::string_view reads;     // only these (or nothing): allowed
+    std::string_view destroys;  // refused
+    std::string_view changes;   // caged
+    std::string_view reads;     // allowed when nothing above is there
     std::string_view rule;      // the rule id of a refusal
     std::string_view reason;    // what a refusal says
 };
 
+constexpr std::string_view kXtablesChanges =
+    "-A --append -I --insert -D --delete -R --replace -N --new-chain -E --rename-chain -P --policy -Z --zero";
+constexpr std::string_view kXtablesReads = "-L --list -S --list-rules -V --version -h --help -C --check";
+
 constexpr auto kAdmin = sorted_by_name(std::to_array<Admin>({
-    {"arptables", "-F --flush -X --delete-chain", "-L --list -V --version -h --help -n -v --numeric --verbose --line-numbers -x --exact",
+    {"arptables", "-F --flush -X --delete-chain", kXtablesChanges, kXtablesReads, "firewall.flush",
+     "deletes every firewall rule (or chain) at once"},
+    {"ebtables", "-F --flush -X --delete-chain --init-table", kXtablesChanges, "-L --list -V --version -h --help",
      "firewall.flush", "deletes every firewall rule (or chain) at once"},
-    {"ebtables", "-F --flush -X --delete-chain --init-table", "-L --list -V --version -h --help --Lc --Ln --Lx",
-     "firewall.flush", "deletes every firewall rule (or chain) at once"},
-    {"ip6tables", "-F --flush -X --delete-chain", "-L --list -S --list-rules -V --version -h --help -C --check -n --numeric -v --verbose --line-numbers -x --exact",
-     "firewall.flush", "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
-    {"iptables", "-F --flush -X --delete-chain", "-L --list -S --list-rules -V --version -h --help -C --check -n --numeric -v --verbose --line-numbers -x --exact",
-     "firewall.flush", "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
-    {"nft", "flush destroy", "list describe monitor -v --version -h --help -a --handle -j --json -n --numeric -s --stateless -c --check",
-     "firewall.flush", "flushes or deletes the firewall's rule sets"},
-    {"rclone", "purge delete deletefile rmdir rmdirs cleanup sync bisync dedupe",
-     "version help listremotes", "storage.delete", "deletes files on remote storage (sync deletes what the source lacks)"},
-    {"swapoff", "-a --all", "-h --help -V --version", "system.swap", "turns off every swap area at once: memory pressure can kill processes"},
-    {"ufw", "reset", "status version --version help --help show app", "firewall.flush", "deletes every firewall rule"},
-    {"zfs", "destroy rollback", "list get version --version help", "disk.format", "destroys datasets or snapshots (rollback -r deletes later ones)"},
+    {"ip6tables", "-F --flush -X --delete-chain", kXtablesChanges, kXtablesReads, "firewall.flush",
+     "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
+    {"iptables", "-F --flush -X --delete-chain", kXtablesChanges, kXtablesReads, "firewall.flush",
+     "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
+    {"nft", "flush destroy", "add create insert replace delete reset rename import -f --file -i --interactive",
+     "list describe monitor -v --version -h --help -c --check", "firewall.flush",
+     "flushes or deletes the firewall's rule sets"},
+    {"rclone", "purge delete deletefile rmdir rmdirs cleanup sync bisync dedupe", "", "version help listremotes",
+     "storage.delete", "deletes files on remote storage (sync deletes what the source lacks)"},
+    {"swapoff", "-a --all", "", "-h --help -V --version", "system.swap",
+     "turns off every swap area at once: memory pressure can kill processes"},
+    {"ufw", "reset", "allow deny reject limit delete insert prepend enable disable default logging route reload",
+     "status version --version help --help show", "firewall.flush", "deletes every firewall rule"},
+    {"zfs", "destroy rollback",
+     "create set inherit snapshot snap rename promote clone send receive recv mount unmount share unshare upgrade "
+     "allow unallow hold release load-key unload-key change-key bookmark redact program jail unjail",
+     "list get version --version help userspace groupspace projectspace diff wait", "disk.format",
+     "destroys datasets or snapshots (rollback -r deletes later ones)"},
 }));
 
-// The first word of `c` that the table names, or nullptr.
-bool names_word(const Call& c, std::string_view words) {
+// `subcommand_only`: a plain word counts only as the first operand (zfs list -t snapshot).
+bool names_word(const Call& c, std::string_view words, bool subcommand_only = false) {
+    bool operand_seen = false;
     for (const Value& v : c.args) {
         const std::string& t = v.text;
+        if (!is_flag(v)) {
+            if (subcommand_only && operand_seen) continue;
+            operand_seen = true;
+        }
         if (listed(words, t.substr(0, t.find('=')))) return true;
         // A short bundle (-nF): each letter counts as its own option.
         if (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.find('=') == std::string::npos) {
@@ -64,25 +83,6 @@ bool names_word(const Call& c, std::string_view words) {
         }
     }
     return false;
-}
-
-bool only_reads(const Call& c, std::string_view reads) {
-    if (c.args.empty()) return c.name != "rclone" && c.name != "swapoff";
-    for (const Value& v : c.args) {
-        const std::string& t = v.text;
-        bool is_opt = is_flag(v);
-        if (listed(reads, t.substr(0, t.find('=')))) continue;
-        if (is_opt && t[1] != '-' && std::all_of(t.begin() + 1, t.end(), [&](char ch) {
-                return listed(reads, std::string("-") + ch);
-            })) {
-            continue;
-        }
-        // Operands of a listing (a chain, a table, a dataset) do not change it.
-        if (!is_opt && (c.name == "iptables" || c.name == "ip6tables" || c.name == "zfs" || c.name == "nft")) continue;
-        if (!is_opt && (c.name == "ufw")) return false;
-        return false;
-    }
-    return true;
 }
 
 void admin_program(Analyzer& a, Call& c) {
@@ -102,11 +102,15 @@ void admin_program(Analyzer& a, Call& c) {
             if (c.arg(i) == "delete" && (c.arg(i + 1) == "table" || c.arg(i + 1) == "chain")) destroys = true;
         }
     }
-    if (destroys) {
-        a.hit(Decision::deny, e->rule, "`" + c.via + c.name + "` " + std::string(e->reason));
+    bool unknown = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return !v.known(); });
+    if (destroys || (unknown && c.name != "rclone")) {
+        a.hit(destroys ? Decision::deny : Decision::cage, destroys ? e->rule : std::string_view("admin.change"),
+              "`" + c.via + c.name + "` " + (destroys ? std::string(e->reason) : "gets arguments known only at run time"));
         return;
     }
-    if (only_reads(c, e->reads)) {
+    bool changes = names_word(c, e->changes, true);
+    bool reads = names_word(c, e->reads, true) || (c.args.empty() && c.name != "rclone" && c.name != "swapoff" && c.name != "nft");
+    if (!changes && reads) {
         a.hit(Decision::allow, "admin.query", "`" + c.name + "` only shows settings");
         return;
     }

@@ -256,13 +256,13 @@ void make_inputs(Analyzer& a, Call& c) {
             }
             continue;
         }
-        if (a.refuse_tainted_script(file, *c.scope, "make -f")) continue;
+        if (a.refuse_tainted_script(file, *c.scope, "make -f", false)) continue;
         if (const std::string* text = a.file_text(file, *c.scope)) makefile_text(a, c, *text, file.text, dry);
     }
-    if (!named) {
+    if (!named && (!c.scope->file_texts.empty() || !c.scope->tainted_files.empty())) {
         for (const char* f : {"GNUmakefile", "makefile", "Makefile"}) {
             Value file = Value::literal(f);
-            if (a.refuse_tainted_script(file, *c.scope, "make")) return;
+            if (a.refuse_tainted_script(file, *c.scope, "make", false)) return;
             if (const std::string* text = a.file_text(file, *c.scope)) {
                 makefile_text(a, c, *text, f, dry);
                 return;

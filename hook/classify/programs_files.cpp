@@ -164,6 +164,14 @@ void rsync_program(Analyzer& a, Call& c) {
     }
     if (o.has_any({"-e", "--rsh", "--rsync-path"})) {
         a.hit(Decision::cage, "rsync.runs-commands", "rsync -e/--rsync-path runs a command");
+        // -e CMD runs here with the host and rsync's own arguments appended: judged as that.
+        for (const Opts::Flag& f : o.flags) {
+            if (f.name != "-e" && f.name.rfind("--rsh", 0) != 0) continue;
+            Value code = f.value ? *f.value : Value::literal(f.inline_value);
+            code.text += " " + std::string(1, kUnknown);
+            code.unknown = true;
+            a.run_string(code, *c.scope, false, Stream(), "rsync's remote shell");
+        }
     }
     if (!sd.dest) {
         a.hit(Decision::allow, "rsync.list", "rsync with one operand only lists files");
@@ -661,7 +669,7 @@ void editor_program(Analyzer& a, Call& c) {
                 a.check_write(f, WriteMode::append, c.name + " " + t, *c.scope);
                 continue;
             }
-            if (a.refuse_tainted_script(f, *c.scope, c.name + " " + t)) return;
+            if (a.refuse_tainted_script(f, *c.scope, c.name + " " + t, false)) return;
             if (const std::string* text = a.file_text(f, *c.scope)) {
                 size_t b = 0;
                 while (b < text->size()) {

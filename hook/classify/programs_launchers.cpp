@@ -593,6 +593,7 @@ void at_program(Analyzer& a, Call& c) {
     }
     a.hit(Decision::cage, "launch.schedule", "`" + c.name + "` queues a job that runs later, outside this command");
     std::string who = "the job `" + c.name + "` queues";
+    if (file && (file->text == "/dev/stdin" || file->text == "-" || file->text == "/dev/fd/0")) file.reset();
     if (file) {
         if (a.refuse_tainted_script(*file, *c.scope, who)) return;
         if (const std::string* text = a.file_text(*file, *c.scope)) {
@@ -692,7 +693,7 @@ void gdb_program(Analyzer& a, Call& c) {
         if (command && !file) {
             gdb_commands(a, c, val);
         } else if (file) {
-            if (a.refuse_tainted_script(val, *c.scope, "the gdb command file")) return;
+            if (a.refuse_tainted_script(val, *c.scope, "the gdb command file", false)) return;
             if (const std::string* text = a.file_text(val, *c.scope)) {
                 for (const std::string& line : split_lines(*text)) gdb_commands(a, c, Value::literal(line));
             }
@@ -775,7 +776,8 @@ void expect_script(Analyzer& a, Call& c, const std::string& script) {
             std::string line;
             for (const Value& v : argv) {
                 line += line.empty() ? "" : " ";
-                line += !v.text.empty() && v.text[0] == '~' && v.text.find_first_of(" '\"$`\\") == std::string::npos
+                line += !v.text.empty() && (v.text[0] == '~' || v.text[0] == '$') &&
+                                v.text.find_first_of(" '\"`\\;&|<>()") == std::string::npos
                             ? v.text
                             : shell_quote(v.text);
             }
@@ -806,10 +808,10 @@ void expect_program(Analyzer& a, Call& c) {
         } else if ((t == "-f" || t == "-b") && i + 1 < c.argc()) {
             any = true;
             const Value& f = c.args[++i];
-            if (a.refuse_tainted_script(f, *c.scope, "the expect script")) return;
+            if (a.refuse_tainted_script(f, *c.scope, "the expect script", false)) return;
             if (const std::string* text = a.file_text(f, *c.scope)) expect_script(a, c, *text);
         } else if (!is_flag(c.args[i]) && !any) {
-            if (a.refuse_tainted_script(c.args[i], *c.scope, "the expect script")) return;
+            if (a.refuse_tainted_script(c.args[i], *c.scope, "the expect script", false)) return;
             if (const std::string* text = a.file_text(c.args[i], *c.scope)) expect_script(a, c, *text);
             return;
         }

@@ -811,8 +811,15 @@ bool check_pager(Analyzer& a, Call& c) {
     bool is_man = c.name == "man";
     for (const auto& [name, value] : c.env) {
         if (name == "LESS" || name == "MORE") {
-            for (const std::string& w : split_ws(value.text)) {
-                if (!w.empty() && w[0] == '+') ro = pager_commands(a, c, Value::literal(w), name) && ro;
+            // A + option takes the rest of the value (up to a `$`) as its command.
+            const std::string& t = value.text;
+            for (size_t p = 0; p < t.size(); ++p) {
+                if (t[p] != '+' || (p > 0 && t[p - 1] != ' ')) continue;
+                size_t end = t.find('$', p);
+                Value cmd = value;
+                cmd.text = t.substr(p, end == std::string::npos ? std::string::npos : end - p);
+                ro = pager_commands(a, c, cmd, name) && ro;
+                p = end == std::string::npos ? t.size() : end;
             }
             if (!value.known()) {
                 a.hit(Decision::cage, "pager.runs-commands", name + " holds options known only at run time");

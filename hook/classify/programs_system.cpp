@@ -132,6 +132,15 @@ void killall_program(Analyzer& a, Call& c) {
                                                   "--group", "--pgroup", "--session", "--user", "--parent",
                                                   "--terminal", "--signal", "--ns", "--nslist", "-o", "-y",
                                                   "--older-than", "--younger-than", "-n"};
+    // Signal 0 only tests that processes exist, whoever they belong to.
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const std::string& t = c.arg(i);
+        if (t == "-0" || t == "--signal=0" || t == "-SIG0" || ((t == "--signal" || (c.name == "killall" && t == "-s")) &&
+                                                               i + 1 < c.argc() && c.arg(i + 1) == "0")) {
+            a.hit(Decision::allow, "kill.check", "signal 0 only checks that the processes exist");
+            return;
+        }
+    }
     bool zero = false;
     std::vector<std::string> patterns;
     for (size_t i = 0; i < c.argc(); ++i) {

@@ -438,6 +438,16 @@ void xargs_wrapper(Analyzer& a, Call& c) {
     }
     Stream in = from_file ? Stream::unknown_data() : c.in;
     std::vector<Value> items = items_from(in, delim, !repl.empty());
+    // `xargs bash -c`: the item is the shell's code, not an argument; a filter's output stays
+    // what it is (a decoder into a shell).
+    if (in.taint == Taint::filtered && repl.empty() && c.argc() >= i + 2) {
+        const std::string& last = c.arg(c.argc() - 1);
+        std::string_view shell = basename_of(c.arg(i));
+        bool is_shell = shell == "sh" || shell == "bash" || shell == "dash" || shell == "zsh" || shell == "ksh";
+        if (is_shell && last.size() > 1 && last[0] == '-' && last[1] != '-' && last.back() == 'c') {
+            for (Value& item : items) item.taint = Taint::filtered;
+        }
+    }
     if (i >= c.argc()) {
         a.hit(Decision::allow, "readonly.echo", "xargs without a command echoes its input");
         return;

@@ -33,7 +33,7 @@ TEST_CASE("look-alikes: destructive words as data", "[classify][lookalike]") {
         {"node -e \"console.log('DROP TABLE users')\"", Decision::cage},
         {"jq '.scripts.clean' package.json", Decision::allow},
         {"test -n \"$(git status --porcelain)\" && echo dirty", Decision::allow},
-        {"man rm", Decision::cage},
+        {"man rm", Decision::allow},
         {"which rm", Decision::allow},
         {"type -a rm", Decision::allow},
         {"command -v rm", Decision::allow},

@@ -94,7 +94,7 @@ TEST_CASE("read-only: arguments that write or run commands", "[classify][readonl
         {"sed -i 's/a/b/' /etc/hosts", Decision::deny},
         {"sed -i 's/a/b/' ~/.bashrc", Decision::deny},
         {"sed 'e rm -rf ~' file", Decision::deny},
-        {"sed 's/x/rm -rf ~/e' file", Decision::cage},
+        {"sed 's/x/rm -rf ~/e' file", Decision::deny},  // the pattern space, rewritten, runs: a decoder
         {"sed 'w /etc/passwd' file", Decision::deny},
         {"sed 's/a/b/w out.txt' file", Decision::cage},
         {"sed -n '1r /home/agent/.ssh/id_rsa' file", Decision::deny},
@@ -102,7 +102,7 @@ TEST_CASE("read-only: arguments that write or run commands", "[classify][readonl
         {"awk 'BEGIN{system(\"rm -rf ~\")}'", Decision::deny},
         {"awk '{print > \"/etc/passwd\"}' f", Decision::deny},
         {"awk '{print $1 > \"out.txt\"}' f", Decision::cage},
-        {"awk '{print | \"sh\"}' f", Decision::cage},
+        {"awk '{print | \"sh\"}' f", Decision::deny},  // awk's input into a shell: a decoder
         {"awk 'BEGIN{\"date\" | getline d; print d}'", Decision::cage},
         {"awk -i inplace '{print}' f", Decision::cage},
         {"rg --pre rm foo .", Decision::deny},
@@ -125,9 +125,11 @@ TEST_CASE("read-only: arguments that write or run commands", "[classify][readonl
         {"date 010101012020", Decision::cage},
         {"hostname newname", Decision::cage},
         {"ip link set eth0 down", Decision::cage},
-        {"less README.md", Decision::cage, "pager.runs-commands"},
-        {"more file", Decision::cage},
-        {"man ls", Decision::cage},
+        {"less README.md", Decision::allow, "readonly.less"},  // a viewer: nothing makes it run a program
+        {"less '+!make' README.md", Decision::cage, "pager.runs-commands"},
+        {"more file", Decision::allow},
+        {"man ls", Decision::allow},
+        {"man -P cat ls", Decision::cage},
         {"xxd -r dump out.bin", Decision::cage},
         {"file -C -m magic", Decision::cage},
         {"yq -i '.a=1' x.yaml", Decision::cage},
