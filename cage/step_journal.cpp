@@ -202,7 +202,8 @@ void StepJournal::finish() {
     ::unlink(path_.c_str());
     ::close(fd_);
     fd_ = -1;
-    ::rmdir(dir_.c_str());  // the workspace's directory, when no other step of it runs
+    // The workspace's directory stays for its next step: making a directory can cost
+    // milliseconds on ext4 (cage/step_tmpdir.h).
 }
 
 StepJournal::~StepJournal() { finish(); }
