@@ -137,8 +137,19 @@ std::string recover_unfinished(const std::string& workspace, std::FILE* report) 
     std::string left;
     try {
         std::vector<std::string> dirs;
-        if (workspace.empty()) dirs = list(journal_root(), true);
-        else if (std::string d = journal_dir(workspace); !d.empty()) dirs.push_back(d);
+        for (const auto& root : journal_roots()) {
+            // The fallback in /tmp counts only when it is ours alone (cage/step_journal.h).
+            struct stat st {};
+            if (root == fallback_journal_root() &&
+                (::lstat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+                 (st.st_mode & 077) != 0))
+                continue;
+            if (workspace.empty()) {
+                for (auto& d : list(root, true)) dirs.push_back(std::move(d));
+            } else if (std::string d = journal_dir(workspace, root); !d.empty()) {
+                dirs.push_back(d);
+            }
+        }
         for (const auto& dir : dirs) {
             for (const auto& path : list(dir, false)) {
                 int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -73,8 +73,16 @@ std::string journal_root() {
     return {};
 }
 
-std::string journal_dir(const std::string& workspace) {
-    std::string root = journal_root();
+std::string fallback_journal_root() { return "/tmp/toolcage-journal-" + std::to_string(::geteuid()); }
+
+std::vector<std::string> journal_roots() {
+    std::vector<std::string> out;
+    if (std::string r = journal_root(); !r.empty()) out.push_back(r);
+    out.push_back(fallback_journal_root());
+    return out;
+}
+
+std::string journal_dir(const std::string& workspace, const std::string& root) {
     if (root.empty()) return {};
     // FNV-1a over the path: a name of fixed length for any path.
     unsigned long long h = 1469598103934665603ULL;
@@ -119,6 +127,8 @@ void StepJournal::write(const std::string& snapshot) {
     for (int attempt = 0; attempt < 32 && fd < 0; ++attempt) {
         tmp = dir_ + "/.tmp-" + random_hex();
         fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        // Another step of the workspace ending removes the directory when it finds it empty.
+        if (fd < 0 && errno == ENOENT && make_dirs(dir_)) continue;
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) throw Error("step journal " + tmp + ": " + syscall_error("open(O_CREAT|O_EXCL)", errno));
@@ -139,13 +149,37 @@ void StepJournal::write(const std::string& snapshot) {
     fd_ = fd;
 }
 
+namespace {
+
+// The fallback root, made by us or checked to be ours alone: in /tmp anyone could have made it
+// first (to read the snapshot, or to plant a journal the next run would "restore").
+bool own_private_dir(const std::string& dir) {
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) return false;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+        errno = EPERM;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 void StepJournal::begin(const WorkspaceGuard& guard, const StepRecord& record) {
-    dir_ = journal_dir(record.workspace);
-    if (dir_.empty())
-        throw Error("no place for the step's journal: set HOME (or XDG_STATE_HOME) to an absolute path");
-    if (!make_dirs(dir_))
-        throw Error("step journal directory " + dir_ + ": " + syscall_error("mkdir()", errno) +
-                    "; make it writable (it holds the snapshot a killed step is restored from)");
+    std::string primary = journal_dir(record.workspace, journal_root());
+    std::string why;
+    if (!primary.empty() && make_dirs(primary)) {
+        dir_ = primary;
+    } else {
+        why = primary.empty() ? "neither XDG_STATE_HOME nor HOME is an absolute path"
+                              : syscall_error("mkdir(\"" + primary + "\")", errno);
+        std::string root = fallback_journal_root();
+        if (!own_private_dir(root) || !make_dirs(dir_ = journal_dir(record.workspace, root)))
+            throw Error("no place for the step's journal (" + why + "; " + root +
+                        ": not a directory of ours, mode 0700); make " + primary + " or " + root +
+                        " writable (the journal holds the snapshot a killed step is restored from)");
+    }
     record_ = record;
     snapshot_ = guard.to_journal();
     write(snapshot_);
@@ -168,6 +202,8 @@ void StepJournal::finish() {
     ::unlink(path_.c_str());
     ::close(fd_);
     fd_ = -1;
+    // The workspace's directory stays for its next step: making a directory can cost
+    // milliseconds on ext4 (cage/step_tmpdir.h).
 }
 
 StepJournal::~StepJournal() { finish(); }

@@ -15,8 +15,13 @@ class WorkspaceGuard;
 // $XDG_STATE_HOME/toolcage/journal, else ~/.local/state/toolcage/journal; empty when neither
 // can be named. One directory per workspace below it (journal_dir).
 std::string journal_root();
-// journal_root()/<hash of the workspace's path>.
-std::string journal_dir(const std::string& workspace);
+// Where a journal goes when that one cannot be made (a home that is not writable, as for
+// system users and some CI runners): /tmp/toolcage-journal-<uid>, 0700, ours, not a symlink.
+std::string fallback_journal_root();
+// Both, the first first (the recovery looks in each).
+std::vector<std::string> journal_roots();
+// <root>/<hash of the workspace's path>.
+std::string journal_dir(const std::string& workspace, const std::string& root);
 
 // The start time of a process (field 22 of /proc/PID/stat, in clock ticks since boot); 0 when
 // it is gone. A pid with another start time is another process.

@@ -657,3 +657,19 @@ TEST_CASE("the shipped policies bound memory, file size and processes by default
         CHECK(l["nproc"].get<long>() > 0);
     }
 }
+
+TEST_CASE("doctor says whether steps get a PID namespace", "[fence][reads][doctor]") {
+    for (As who : {As::root, As::nobody}) {
+        DYNAMIC_SECTION(name_of(who)) {
+            Workspace w(who);
+            Result r = run(as_user(who, {TOOLCAGE_BIN, "doctor", "--policy", w.policy()}), w.env(), w.ws.string());
+            INFO(r.out);
+            if (namespaces_available(who)) {
+                CHECK(r.out.find("processes: a PID namespace per step") != std::string::npos);
+            } else {
+                CHECK(r.out.find("processes: no PID namespace") != std::string::npos);
+                CHECK(r.out.find("other processes' /proc entries are visible") != std::string::npos);
+            }
+        }
+    }
+}

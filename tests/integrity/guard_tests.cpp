@@ -262,12 +262,17 @@ TEST_CASE("a .git file (worktree or submodule) is protected by its content", "[i
 TEST_CASE("changes git never runs stay: a plain config, hook samples, a new repository",
           "[integrity][guard][inert]") {
     Tree t;
-    SECTION("a config change without a program") {
+    SECTION("a config change of settings git only stores") {
         WorkspaceGuard g(t.ws.string(), defaults());
-        t.put(".git/config", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.org/x\n");
+        t.put(".git/config", "[core]\n\tbare = false\n[user]\n\tname = x\n[branch \"main\"]\n\tremote = origin\n");
         t.put(".git/hooks/post-update.sample", "#!/bin/sh\n", 0755);
         CHECK(g.restore().empty());
-        CHECK(t.read(".git/config").find("origin") != std::string::npos);
+        CHECK(t.read(".git/config").find("remote = origin") != std::string::npos);
+    }
+    SECTION("a new remote's URL in a repository the step did not make") {
+        WorkspaceGuard g(t.ws.string(), defaults());
+        t.put(".git/config", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.org/x\n");
+        CHECK(texts(g.restore()) == std::vector<std::string>{".git/config changed; restored"});
     }
     SECTION("a config change that names a program") {
         WorkspaceGuard g(t.ws.string(), defaults());

@@ -82,8 +82,9 @@ TEST_CASE("compiled profiles: an edited profile is parsed, not taken from the bi
 
 TEST_CASE("compiled profiles: an unmodified child over an edited base gets the edited base") {
     TempDir d;
-    d.write("default.json", replaced(read(kShipped / "default.json"), "\"/dev/tty\"",
-                                     "\"/dev/tty\", \"/srv/extra\""));
+    // The write list's last entry (the read list names /dev/tty too).
+    d.write("default.json", replaced(read(kShipped / "default.json"), "\"/dev/tty\"]",
+                                     "\"/dev/tty\", \"/srv/extra\"]"));
     fs::path forge = d.write("forge.json", read(kShipped / "forge.json"));
     toolcage::Policy p = load_policy_file(forge, compiled_profiles());
     CHECK(std::find(p.cage.write.begin(), p.cage.write.end(), "/srv/extra") != p.cage.write.end());

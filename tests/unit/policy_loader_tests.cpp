@@ -49,7 +49,8 @@ TEST_CASE("strict and forge extend default and keep its lists") {
         return std::find(v.begin(), v.end(), x) != v.end();
     };
     CHECK(has(forge.cage.write, "{workspace}"));
-    CHECK(has(forge.cage.write, "{home}/.npm"));
+    CHECK(has(forge.cage.write, "{home}/.npm/_cacache"));
+    CHECK_FALSE(has(forge.cage.write, "{home}/.cache"));
     CHECK(forge.cage.min_abi == 4);
     // The model API is the one host forge's worker reaches with the agent's key, on purpose.
     CHECK(forge.relay.credentialed == std::vector<std::string>{"api.anthropic.com"});
