@@ -426,8 +426,8 @@ nlohmann::json policy_to_json(const Policy& p) {
             {"files", p.chain},
             {"on_cage", std::string(to_string(p.on_cage))},
             {"hermes_approve", p.hermes_approve},
-    p.allow_runs = doc.value("allow_runs", p.allow_runs);
-    p.mode = doc.value("mode", "enforce");
+            {"allow_runs", p.allow_runs},
+            {"mode", p.mode},
             {"overrides", overrides},
             {"rules", rules},
             {"cage",

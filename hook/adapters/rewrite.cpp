@@ -105,6 +105,5 @@ std::optional<RewriteParts> parse_rewrite(const std::string& text) {
     if (!only_shell_state(outside)) return std::nullopt;
     return RewriteParts{*run, outside};
 }
-}
 
 }  // namespace toolcage::hook
