@@ -122,7 +122,7 @@ bool LandlockAuditWatch::open(std::string& why) {
     return true;
 }
 
-std::vector<std::string> LandlockAuditWatch::records_for(pid_t pid) {
+std::vector<std::string> LandlockAuditWatch::records_for(const std::vector<pid_t>& pids) {
     std::vector<std::pair<int, std::string>> messages;
     if (fd_ < 0) return {};
     alignas(nlmsghdr) char buf[16384];
@@ -148,17 +148,18 @@ std::vector<std::string> LandlockAuditWatch::records_for(pid_t pid) {
             off += NLMSG_ALIGN(h->nlmsg_len);
         }
     }
-    return select_step_records(messages, pid);
+    return select_step_records(messages, pids);
 }
 
 std::vector<std::string> select_step_records(
-    const std::vector<std::pair<int, std::string>>& messages, pid_t pid) {
+    const std::vector<std::pair<int, std::string>>& messages, const std::vector<pid_t>& pids) {
     std::vector<std::string> domains;
-    const std::string want = std::to_string(pid);
+    std::vector<std::string> want;
+    for (pid_t p : pids) want.push_back(std::to_string(p));
     for (const auto& [type, text] : messages) {
         std::string_view b = body(text);
         if (type == kAuditLandlockDomain && field(b, "status") == "allocated" &&
-            field(b, "pid") == want)
+            std::find(want.begin(), want.end(), field(b, "pid")) != want.end())
             domains.push_back(field(b, "domain"));
     }
     std::vector<std::string> out;

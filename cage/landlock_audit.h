@@ -31,16 +31,17 @@ class LandlockAuditWatch {
     // read it. Returns false (and `why`) when not.
     bool open(std::string& why);
     // After the step: the access records (their text after "audit(…): ") of the Landlock
-    // domains that the step's process `pid` created.
-    std::vector<std::string> records_for(pid_t pid);
+    // domains that one of the step's processes `pids` created (under a step init of its own,
+    // the step's process is the init's child, not the supervisor's).
+    std::vector<std::string> records_for(const std::vector<pid_t>& pids);
 
   private:
     int fd_ = -1;
 };
 
 // The pure part, for tests: from audit messages (type, text), the access records of the
-// domains whose AUDIT_LANDLOCK_DOMAIN "allocated" record names `pid`.
+// domains whose AUDIT_LANDLOCK_DOMAIN "allocated" record names one of `pids`.
 std::vector<std::string> select_step_records(
-    const std::vector<std::pair<int, std::string>>& messages, pid_t pid);
+    const std::vector<std::pair<int, std::string>>& messages, const std::vector<pid_t>& pids);
 
 }  // namespace toolcage::cage

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -167,6 +168,7 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
     step.paths.tmp = step.tmp.make();
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
+    make_missing_home_dirs(step.cage, step.paths.home);
 }
 
 // 1a. A step of this workspace whose supervisor was killed is finished first: its processes
@@ -456,12 +458,19 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     do got = ::read(pipefd[0], &failure, sizeof failure);
     while (got < 0 && errno == EINTR);
     ::close(pipefd[0]);
+    // The processes whose Landlock domain is the step's: the child, or under a step init of its
+    // own, the init's child (read while it runs; a step already gone is explained from stderr).
+    std::vector<pid_t> step_pids{child};
+    if (step.audited && step.pid_namespace) {
+        std::ifstream kids("/proc/" + std::to_string(child) + "/task/" + std::to_string(child) + "/children");
+        for (pid_t p; kids >> p;) step_pids.push_back(p);
+    }
 
     int status = wait_for_step(child);
     kill_leftovers();
     ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
     step.stderr_lines = watch.finish();
-    if (step.audited) step.audit_records = audit.records_for(child);
+    if (step.audited) step.audit_records = audit.records_for(step_pids);
 
     if (got == static_cast<ssize_t>(sizeof failure)) {
         failure.call[sizeof failure.call - 1] = '\0';

@@ -128,7 +128,7 @@ void die_with_supervisor(const CageSetup& s) {
 // Every descriptor but those the step's process needs: the supervisor's own must not live on in
 // us (its journal's lock, held by the open file, would outlive a killed supervisor).
 void close_other_fds(const CageSetup& s) {
-    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel};
+    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel, s.stderr_fd};
     std::sort(keep.begin(), keep.end());
     unsigned from = 3;
     for (int k : keep) {
@@ -155,6 +155,8 @@ void close_other_fds(const CageSetup& s) {
     if (s.landlock_fd >= 0) ::close(s.landlock_fd);
     if (s.network.channel >= 0) ::close(s.network.channel);
     if (s.network.supervisor_end >= 0) ::close(s.network.supervisor_end);
+    // The step's stderr pipe: the supervisor reads EOF on it once the step's own copy is gone.
+    if (s.stderr_fd >= 0) ::close(s.stderr_fd);
     be_init(step);
 }
 

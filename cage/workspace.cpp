@@ -104,4 +104,16 @@ ExpandedCage expand_cage_policy(const CagePolicy& cage, const StepPaths& paths) 
     return x;
 }
 
+void make_missing_home_dirs(const ExpandedCage& cage, const std::string& home) {
+    if (home.empty() || home == "/") return;
+    for (const auto& w : cage.write) {
+        if (w.size() <= home.size() + 1 || w.compare(0, home.size(), home) != 0 || w[home.size()] != '/')
+            continue;
+        std::error_code ec;
+        if (std::filesystem::exists(w, ec)) continue;
+        std::filesystem::create_directories(w, ec);
+        if (!ec) std::filesystem::permissions(w, std::filesystem::perms::owner_all, ec);
+    }
+}
+
 }  // namespace toolcage::cage

@@ -34,6 +34,11 @@ struct ExpandedCage {
 // Throws Error for an unknown placeholder or a path that is not absolute after expansion.
 ExpandedCage expand_cage_policy(const CagePolicy& cage, const StepPaths& paths);
 
+// The write entries under `home` that do not exist yet (forge's named caches: ~/.npm/_cacache on
+// a home where npm never ran) are made, mode 0700, so that Landlock can grant them: a rule needs
+// an existing path, and the home itself is never writable. Errors are left to Landlock's note.
+void make_missing_home_dirs(const ExpandedCage& cage, const std::string& home);
+
 // One entry expanded; empty when it names {home} and HOME is unset. Throws Error as above.
 std::string expand_placeholders(const std::string& entry, const StepPaths& paths);
 

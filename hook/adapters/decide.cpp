@@ -62,6 +62,8 @@ bool acceptable_workdir(const std::string& w, const std::string& home) {
 // this call and acceptable directories, any prefix shell state alone. Then the inner command
 // decides: what toolcage would cage passes as it is (it is caged already), a deny or an ask
 // stays one. Anything else, look-alikes included, is judged as usual.
+constexpr std::string_view kOwnRewrite = "hook.own-rewrite";
+
 std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc) {
     if (call.command.find("toolcage") == std::string::npos) return std::nullopt;
     auto parts = parse_rewrite(call.command);
@@ -80,7 +82,7 @@ std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc
     inner.cwd = where;
     Verdict v = judge_shell(inner, dc);
     if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
-    return Verdict{Decision::allow, "hook.own-rewrite",
+    return Verdict{Decision::allow, std::string(kOwnRewrite),
                    "toolcage's own rewrite (policy " + run.policy + ", in " + where +
                        "): it already runs inside the cage"};
 }
@@ -175,7 +177,8 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
             o.verdict = {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
             break;
     }
-    if (call.kind == ToolKind::shell) {
+    // toolcage's own rewrite is placed already: it runs as it is.
+    if (call.kind == ToolKind::shell && o.verdict.rule != kOwnRewrite) {
         PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
                             classify::make_context(call.cwd).workspace};
         Placement p = place_shell_command(call, o.verdict, pc);

@@ -107,7 +107,7 @@ constexpr RuleInfo kRules[] = {
     {"editor.runs-commands", "cage",
      "vim/ex/nvim with -c or +cmd that run shell commands (:!, system())",
      "the editor runs the command it is given"},
-    {"env.code-variable", "cage",
+    {"env.code-variable", "cage or deny",
      "a variable that holds code given to a program (PAGER, EDITOR, GIT_SSH_COMMAND, ...)",
      "the program runs that code"},
     {"env.path-changed", "cage",

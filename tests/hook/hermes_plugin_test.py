@@ -284,10 +284,16 @@ class PluginCase(unittest.TestCase):
 class Behaviour:
     """The cases, run once per Hermes version."""
 
-    def test_read_only_command_runs_as_it_is(self):
+    def test_read_only_command_runs_in_the_read_only_cage(self):
         ran, args, _ = self.terminal("ls -la")
         self.assertTrue(ran)
-        self.assertEqual(args, {"command": "ls -la"})
+        self.assertTrue(args["command"].startswith("'" + TOOLCAGE + "' run --policy '" + self.policy + "' --workdir '" + self.ws + "'"), args)
+        self.assertTrue(args["command"].endswith(" --read-only -- /bin/bash -c 'ls -la'"), args)
+
+    def test_shell_builtins_run_as_they_are(self):
+        ran, args, _ = self.terminal("cd sub")
+        self.assertTrue(ran)
+        self.assertEqual(args, {"command": "cd sub"})
 
     def test_caged_command_runs_inside_the_cage(self):
         ran, args, _ = self.terminal("npm install")

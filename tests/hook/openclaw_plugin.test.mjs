@@ -241,7 +241,10 @@ test("the config's policy is passed to the hook", async () => {
   const r = await strict({ toolName: "exec", params: { command: "npm install" } }, ctx);
   assert.equal(r?.block, true, JSON.stringify(r));
   assert.match(r.blockReason, /^toolcage: /);
-  assert.equal(await strict({ toolName: "exec", params: { command: "ls" } }, ctx), undefined);
+  // What strict allows runs in its read-only cage, under that policy.
+  const ls = await strict({ toolName: "exec", params: { command: "ls" } }, ctx);
+  assert.ok(ls?.params?.command.includes(" run --policy 'strict'") && ls.params.command.includes(" --read-only "),
+            JSON.stringify(ls));
   // The same call under the default policy runs in the cage.
   const caged = await handler({ toolName: "exec", params: { command: "npm install" } }, ctx);
   assert.ok(caged?.params?.command.includes(" run --policy 'default'"), JSON.stringify(caged));

@@ -156,7 +156,8 @@ TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still 
     REQUIRE(out["action"] == "approve");
     CHECK(out["rule_key"] == "toolcage:test.ask-me");
     std::string rw = out["args"]["command"];
-    CHECK(rw == toolcage::hook::cage_rewrite(TOOLCAGE_BIN, policy, f.ws, "echo ask-me"));
+    CHECK(rw == toolcage::hook::cage_rewrite(
+                    toolcage::hook::CageRewrite{TOOLCAGE_BIN, policy, f.ws, f.ws, false, "echo ask-me"}));
     auto again = f.hook(hermes_terminal(rw, "/"), {"--policy", policy});
     json out2 = parse_out(again);
     CHECK(out2["action"] == "approve");
