@@ -22,7 +22,7 @@ function script(name, body) {
 }
 
 before(() => {
-  // Not under /tmp: a workspace there would be "temp" to the classifier, which none really is.
+  // In the build tree when the suite runs (TOOLCAGE_TEST_DIR), else the temp directory.
   const parent = process.env.TOOLCAGE_TEST_DIR || os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
   root = fs.realpathSync(fs.mkdtempSync(path.join(parent, "toolcage-openclaw-")));
