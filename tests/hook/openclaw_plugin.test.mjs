@@ -100,7 +100,7 @@ test("file writes are judged by their target, SOUL.md is protected", async () =>
   assert.equal(soul.block, true);
   assert.match(soul.blockReason, /self\.protected/);
   const patch = await handler(
-    { toolName: "apply_patch", params: { input: "*** Begin Patch\n*** Add File: ../../x\n+y\n*** End Patch\n" } },
+    { toolName: "apply_patch", params: { input: "*** Begin Patch\n*** Add File: ../../../../../../../../../../../../../../../../etc/x\n+y\n*** End Patch\n" } },
     ctx,
   );
   assert.equal(patch.block, true);
