@@ -33,16 +33,14 @@ std::string trim(const std::string& s) {
 // is to the registry. Sorted; a key not here (a token, a certificate, a proxy, a program to
 // run, a path in the home) is left out.
 constexpr std::string_view kNpmKeys[] = {
-    "audit",        "audit-level",      "bin-links",      "color",
-    "engine-strict", "fetch-retries",   "fetch-retry-maxtimeout", "fetch-retry-mintimeout",
-    "fetch-timeout", "foreground-scripts", "fund",         "git-tag-version",
-    "ignore-scripts", "include-workspace-root", "init-author-name", "init-author-url",
-    "init-license", "init-version",     "install-links",  "install-strategy",
-    "legacy-peer-deps", "lockfile-version", "loglevel",   "maxsockets",
-    "offline",      "package-lock",     "prefer-offline", "prefer-online",
-    "progress",     "registry",         "replace-registry-host", "save",
-    "save-exact",   "save-prefix",      "strict-peer-deps", "tag-version-prefix",
-    "unicode",      "update-notifier",
+    "audit", "audit-level", "bin-links", "color", "engine-strict", "fetch-retries",
+    "fetch-retry-maxtimeout", "fetch-retry-mintimeout", "fetch-timeout", "foreground-scripts",
+    "fund", "git-tag-version", "ignore-scripts", "include-workspace-root", "init-author-name",
+    "init-author-url", "init-license", "init-version", "install-links", "install-strategy",
+    "legacy-peer-deps", "lockfile-version", "loglevel", "maxsockets", "offline", "package-lock",
+    "prefer-offline", "prefer-online", "progress", "registry", "replace-registry-host", "save",
+    "save-exact", "save-prefix", "strict-peer-deps", "tag-version-prefix", "unicode",
+    "update-notifier",
 };
 
 bool npm_key_kept(const std::string& key) {
@@ -55,13 +53,10 @@ bool npm_key_kept(const std::string& key) {
 
 // pip options a worker may keep (pip accepts "_" for "-"). Sorted.
 constexpr std::string_view kPipKeys[] = {
-    "break-system-packages", "default-timeout", "disable-pip-version-check",
-    "extra-index-url",       "find-links",      "index-url",
-    "no-binary",             "no-build-isolation", "no-input",
-    "only-binary",           "pre",             "prefer-binary",
-    "progress-bar",          "require-virtualenv", "retries",
-    "timeout",               "trusted-host",    "upgrade-strategy",
-    "use-pep517",
+    "break-system-packages", "default-timeout", "disable-pip-version-check", "extra-index-url",
+    "find-links", "index-url", "no-binary", "no-build-isolation", "no-input", "only-binary", "pre",
+    "prefer-binary", "progress-bar", "require-virtualenv", "retries", "timeout", "trusted-host",
+    "upgrade-strategy", "use-pep517",
 };
 
 constexpr bool sorted(const std::string_view* b, const std::string_view* e) {
@@ -75,7 +70,8 @@ static_assert(sorted(std::begin(kPipKeys), std::end(kPipKeys)), "kPipKeys must b
 // A value npm's ini reads back as written: plain text as it is, anything else as JSON.
 std::string npm_value(const std::string& v) {
     bool plain = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("._:/@~^+-=,").find(c) != std::string_view::npos;
+        return std::isalnum(static_cast<unsigned char>(c)) ||
+               std::string_view("._:/@~^+-=,").find(c) != std::string_view::npos;
     });
     return plain ? v : nlohmann::json(v).dump();
 }

@@ -42,8 +42,9 @@ require("fs").writeFileSync(file, JSON.stringify({
 }, null, 2));
 ' "$TOOLCAGE" "$POLICY" "$PROJECT/.claude/settings.json"
 
-# Code that runs (python3): the hook cages it (the home write's target is an argument known only
-# when it runs, so only the cage can refuse it). Its output is only what the cage shows from inside.
+# Code that runs (python3): the hook cages it. Its output is only what the cage shows from inside.
+# The home write's target reaches python only at run time (a write to the home the hook can see
+# is denied before it runs): there the cage must refuse it.
 COMMAND="python3 -c 'print(open(\"/proc/self/status\").read())' | grep -E '^(Seccomp|NoNewPrivs):'; \
 python3 -c 'import sys; open(sys.argv[1], \"w\")' \"\$HOME/claude-escape\" 2>/dev/null; echo home-write-exit=\$?; \
 echo CAGED-\$((6*7))"

@@ -12,8 +12,8 @@ skip() {
     exit 77
 }
 
-# Not under /tmp (a home or workspace there is "temp" to the classifier, which changes
-# verdicts), nor inside a git checkout (the workspace would be its top level).
+# Under /var/tmp (user_home.sh puts a home under /tmp on purpose), never inside a git checkout
+# (the workspace would be its top level).
 make_work() {  # make_work NAME -> sets WORK, removed on exit unless KEEP_WORK=1
     local base="${TOOLCAGE_TEST_DIR:-/var/tmp}"
     mkdir -p "$base"

@@ -18,7 +18,7 @@ fi
 : "${TOOLCAGE_SOURCE_DIR:?set TOOLCAGE_SOURCE_DIR to the source tree}"
 HERE="$TOOLCAGE_SOURCE_DIR/tests/hook"
 
-# Not under /tmp: a home or project there would be "temp" to the classifier.
+# In the build tree when the suite runs (TOOLCAGE_TEST_DIR), else /tmp.
 mkdir -p "${TOOLCAGE_TEST_DIR:-/tmp}"
 WORK=$(mktemp -d "${TOOLCAGE_TEST_DIR:-/tmp}/toolcage-claude-real-XXXXXX")
 MOCK_PID=""

@@ -112,7 +112,7 @@ TEST_CASE("hermes: write_file and patch are judged by where they write", "[herme
     require_block(f.hook(hermes_payload("write_file", {{"path", "/etc/cron.d/x"}, {"content", "x"}}, f.ws)));
     require_block(f.hook(hermes_payload("write_file", {{"path", ".git/hooks/pre-commit"}, {"content", "x"}}, f.ws)));
     require_block(f.hook(hermes_payload(
-        "patch", {{"mode", "replace"}, {"path", "../outside.txt"}, {"old_string", "a"}, {"new_string", "b"}}, f.ws)));
+        "patch", {{"mode", "replace"}, {"path", "../../../../../../../../../../../../../../../../etc/outside.txt"}, {"old_string", "a"}, {"new_string", "b"}}, f.ws)));
     require_block(f.hook(hermes_payload(
         "patch",
         {{"mode", "patch"},

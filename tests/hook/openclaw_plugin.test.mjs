@@ -22,7 +22,7 @@ function script(name, body) {
 }
 
 before(() => {
-  // Not under /tmp: a workspace there would be "temp" to the classifier, which none really is.
+  // In the build tree when the suite runs (TOOLCAGE_TEST_DIR), else the temp directory.
   const parent = process.env.TOOLCAGE_TEST_DIR || os.tmpdir();
   fs.mkdirSync(parent, { recursive: true });
   root = fs.realpathSync(fs.mkdtempSync(path.join(parent, "toolcage-openclaw-")));
@@ -105,7 +105,7 @@ test("file writes are judged by their target, SOUL.md is protected", async () =>
   assert.equal(soul.block, true);
   assert.match(soul.blockReason, /self\.protected/);
   const patch = await handler(
-    { toolName: "apply_patch", params: { input: "*** Begin Patch\n*** Add File: ../../x\n+y\n*** End Patch\n" } },
+    { toolName: "apply_patch", params: { input: "*** Begin Patch\n*** Add File: ../../../../../../../../../../../../../../../../etc/x\n+y\n*** End Patch\n" } },
     ctx,
   );
   assert.equal(patch.block, true);

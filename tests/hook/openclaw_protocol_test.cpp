@@ -53,7 +53,7 @@ TEST_CASE("openclaw: apply_patch is judged by every file it names", "[openclaw]"
         return f.hook(openclaw_payload("apply_patch", {{"input", "*** Begin Patch\n" + body + "*** End Patch\n"}}, f.ws));
     };
     CHECK(answer(patch("*** Add File: a.txt\n+x\n"), 0)["decision"] == "allow");
-    CHECK(answer(patch("*** Update File: a.txt\n*** Move to: ../../etc/x\n"), 2)["decision"] == "deny");
+    CHECK(answer(patch("*** Update File: a.txt\n*** Move to: ../../../../../../../../../../../../../../../../etc/x\n"), 2)["decision"] == "deny");
     json none = answer(f.hook(openclaw_payload("apply_patch", {{"input", "nothing"}}, f.ws)), 2);
     CHECK(none["rule"] == "hook.error");
 }
