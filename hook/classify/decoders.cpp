@@ -60,16 +60,6 @@ constexpr auto kDecoders = sorted_by_name(std::to_array<Decoder>({
     {"zstdcat", "", "", "decompresses"},
 }));
 
-bool word_listed(std::string_view words, std::string_view w) {
-    size_t i = 0;
-    while (i < words.size()) {
-        size_t e = words.find(' ', i);
-        if (e == std::string_view::npos) e = words.size();
-        if (words.substr(i, e - i) == w) return true;
-        i = e + 1;
-    }
-    return false;
-}
 
 }  // namespace
 

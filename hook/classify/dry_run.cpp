@@ -13,17 +13,6 @@ namespace toolcage::classify::detail {
 
 namespace {
 
-bool listed(std::string_view words, std::string_view w) {
-    size_t i = 0;
-    while (i < words.size()) {
-        size_t e = words.find(' ', i);
-        if (e == std::string_view::npos) e = words.size();
-        if (words.substr(i, e - i) == w) return true;
-        i = e + 1;
-    }
-    return false;
-}
-
 // `name` is the program, or "program subcommand" when only that subcommand rehearses.
 constexpr auto kDryRuns = sorted_by_name(std::to_array<DryRun>({
     {"apt", "s", "--simulate --dry-run --just-print --no-act --recon", "pkg.install", Decision::allow,
@@ -91,7 +80,7 @@ bool rehearses(const Call& c, const DryRun& d) {
         const std::string& t = v.text;
         if (t.rfind("--", 0) == 0) {
             size_t eq = t.find('=');
-            if (!listed(d.longs, t.substr(0, eq))) continue;
+            if (!word_listed(d.longs, t.substr(0, eq))) continue;
             // --dry-run=none is kubectl's way of saying "not a dry run".
             if (eq != std::string::npos && (t.substr(eq + 1) == "none" || t.substr(eq + 1) == "false")) continue;
             return true;

@@ -12,17 +12,6 @@ namespace toolcage::classify::detail {
 
 namespace {
 
-bool listed(std::string_view words, std::string_view w) {
-    size_t i = 0;
-    while (i < words.size()) {
-        size_t e = words.find(' ', i);
-        if (e == std::string_view::npos) e = words.size();
-        if (words.substr(i, e - i) == w) return true;
-        i = e + 1;
-    }
-    return false;
-}
-
 // One program: its destructive, changing and read-only words. A word is an option ("-F",
 // "--flush"; single letters also count inside a bundle such as -nF) or a subcommand ("purge").
 // Destroying words are refused; changing words are caged; a read word without either is
@@ -74,11 +63,11 @@ bool names_word(const Call& c, std::string_view words, bool subcommand_only = fa
             if (subcommand_only && operand_seen) continue;
             operand_seen = true;
         }
-        if (listed(words, t.substr(0, t.find('=')))) return true;
+        if (word_listed(words, t.substr(0, t.find('=')))) return true;
         // A short bundle (-nF): each letter counts as its own option.
         if (t.size() > 2 && t[0] == '-' && t[1] != '-' && t.find('=') == std::string::npos) {
             for (size_t k = 1; k < t.size(); ++k) {
-                if (listed(words, std::string("-") + t[k])) return true;
+                if (word_listed(words, std::string("-") + t[k])) return true;
             }
         }
     }

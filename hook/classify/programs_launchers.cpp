@@ -12,17 +12,6 @@ namespace toolcage::classify::detail {
 
 namespace {
 
-bool listed(std::string_view words, std::string_view w) {
-    size_t i = 0;
-    while (i < words.size()) {
-        size_t e = words.find(' ', i);
-        if (e == std::string_view::npos) e = words.size();
-        if (words.substr(i, e - i) == w) return true;
-        i = e + 1;
-    }
-    return false;
-}
-
 std::vector<std::string> split_lines(const std::string& text) {
     std::vector<std::string> out;
     size_t b = 0;
@@ -126,12 +115,12 @@ Scan scan_options(const Call& c, size_t i, std::string_view short_arg, std::stri
         if (t.rfind("--", 0) == 0) {
             size_t eq = t.find('=');
             std::string name = t.substr(0, eq);
-            bool code = listed(code_opts, name);
+            bool code = word_listed(code_opts, name);
             if (eq != std::string::npos) {
                 if (code) s.code = Value::literal(t.substr(eq + 1));
                 continue;
             }
-            if ((code || listed(long_arg, name)) && i + 1 < c.argc()) {
+            if ((code || word_listed(long_arg, name)) && i + 1 < c.argc()) {
                 ++i;
                 if (code) s.code = c.args[i];
             }
@@ -140,7 +129,7 @@ Scan scan_options(const Call& c, size_t i, std::string_view short_arg, std::stri
         for (size_t k = 1; k < t.size(); ++k) {
             char f = t[k];
             std::string one = std::string("-") + f;
-            bool code = listed(code_opts, one);
+            bool code = word_listed(code_opts, one);
             if (code || short_arg.find(f) != std::string_view::npos) {
                 Value val;
                 if (k + 1 < t.size()) {

@@ -520,4 +520,15 @@ Opts parse_opts(const std::vector<Value>& args, size_t from, std::string_view sh
     return o;
 }
 
+bool word_listed(std::string_view words, std::string_view w) {
+    size_t i = 0;
+    while (i < words.size()) {
+        size_t e = words.find(' ', i);
+        if (e == std::string_view::npos) e = words.size();
+        if (words.substr(i, e - i) == w) return true;
+        i = e + 1;
+    }
+    return false;
+}
+
 }  // namespace toolcage::classify::detail

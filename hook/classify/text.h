@@ -64,4 +64,7 @@ Value substitute_placeholder(const Value& word, std::string_view placeholder, co
 // True when v is a known word starting with '-' (and not "-" alone).
 bool is_flag(const Value& v);
 
+// True when `w` is one of the space-separated words of `words` (the program tables' lists).
+bool word_listed(std::string_view words, std::string_view w);
+
 }  // namespace toolcage::classify::detail
