@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/landlock_uapi.h"
+#include "common/text.h"
 
 namespace toolcage::cage {
 
@@ -91,12 +92,6 @@ std::string with_placeholder(const std::string& p, const StepPaths& paths) {
          {std::pair{paths.workspace, "{workspace}"}, {paths.tmp, "{tmp}"}, {paths.home, "{home}"}})
         if (!dir.empty() && within(p, dir)) return ph + p.substr(dir.size());
     return p;
-}
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 bool is_secret_name(std::string_view base) {

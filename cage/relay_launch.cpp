@@ -22,6 +22,7 @@
 
 #include "cage/npm_config.h"
 #include "common/error.h"
+#include "common/text.h"
 
 extern char** environ;
 
@@ -37,17 +38,6 @@ constexpr auto kNpmTimeout = std::chrono::seconds(15);
 
 void note(const std::string& line) {
     std::fprintf(stderr, "toolcage run: note: %s\n", line.c_str());
-}
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-std::string trim(const std::string& s) {
-    std::size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 // Reads `fd` until EOF, `limit` bytes, or the deadline. False on timeout.

@@ -13,21 +13,11 @@
 #include "cage/npm_config.h"
 #include "common/error.h"
 #include "common/git_config.h"
+#include "common/text.h"
 
 namespace toolcage::cage {
 
 namespace {
-
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-std::string trim(const std::string& s) {
-    std::size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
 
 // npm settings a worker may keep: where packages come from and how npm behaves, never who it
 // is to the registry. Sorted; a key not here (a token, a certificate, a proxy, a program to

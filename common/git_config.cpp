@@ -3,17 +3,9 @@
 #include <cctype>
 #include <vector>
 
+#include "common/text.h"
+
 namespace toolcage::gitconfig {
-
-namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-}  // namespace
 
 bool parse(std::string_view s, const std::function<void(const Entry&)>& each) {
     std::size_t i = 0;
