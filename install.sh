@@ -54,10 +54,11 @@ cd "$here"
 packages=(
     build-essential cmake pkg-config git make
     nlohmann-json3-dev libseccomp-dev libcpp-httplib-dev libspdlog-dev catch2 libcli11-dev
-    libyaml-cpp-dev
+    libyaml-cpp-dev libtomlplusplus-dev
     libbenchmark-dev
     curl openssl python3 util-linux procps iproute2
     clang libclang-rt-14-dev hyperfine bubblewrap time
+    cargo
 )
 # Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from
 # Debian only when the command is missing.

@@ -478,7 +478,7 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
     }
     if (unplaced && out.empty())
         out.push_back(
-            {"access", "a file", "the step's stderr", "\"Permission denied\" without a path",
+            {"access", "to a file", "the step's stderr", "\"Permission denied\" without a path",
              "cage.read / cage.write / cage.execute",
              "`toolcage doctor` lists what the cage grants; run the step as root with kernel "
              "auditing on (auditd, or `auditctl -e 1`) to see each Landlock refusal with its "

@@ -20,6 +20,7 @@
 
 #include "cage/capabilities.h"
 #include "cage/environment.h"
+#include "cage/cargo_config.h"
 #include "cage/git_home_config.h"
 #include "cage/landlock.h"
 #include "cage/landlock_uapi.h"
@@ -91,6 +92,9 @@ struct Step {
     // The step under an init of its own in PID and mount namespaces (cage/step_init.h); false
     // once the kernel refused them: then PR_SET_PDEATHSIG, the cgroup and the journal.
     bool pid_namespace = true;
+    // cargo's configuration files the step reads in place of the home's (cage/cargo_config.h);
+    // without the step's own mount namespace, the files it cannot read at all.
+    std::vector<FileCover> cargo_covers;
     std::vector<std::string> env;
     std::vector<ProtectedPath> protect;
     std::optional<WorkspaceGuard> guard;
@@ -132,6 +136,22 @@ std::string choose_workspace(const RunOptions& opt, const std::string& workdir) 
     return ws;
 }
 
+// cargo stops at a configuration file it cannot read, and the home's may hold a token: one that
+// holds only inert settings is granted as it is; another is covered, in the step's own mount
+// namespace, by its filtered copy.
+void plan_cargo_configs(Step& step) {
+    const char* cargo_home = std::getenv("CARGO_HOME");
+    auto files = unreadable_cargo_configs(step.cage, step.paths.workdir,
+                                          cargo_home_of(cargo_home ? cargo_home : "", step.paths.home));
+    for (auto& f : files) {
+        if (f.inert) {
+            step.cage.read.push_back(f.path);
+            continue;
+        }
+        step.cargo_covers.push_back({f.filtered, f.path});
+    }
+}
+
 // 1. The policy, the step's directories and the placeholders.
 void load_policy_and_expand(const RunOptions& opt, Step& step) {
     if (!opt.load_policy) throw Error("run: no policy loader given (internal)");
@@ -163,12 +183,14 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
         if (step.policy.cage.network == "landlock") step.policy.cage.network = "auto";
         step.cage = read_only_cage(step.policy.cage, step.paths);
         hide_unreadable_git_config(step.cage, step.paths.home);
+        plan_cargo_configs(step);
         return;
     }
     step.paths.tmp = step.tmp.make();
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
     make_missing_home_dirs(step.cage, step.paths.home);
+    plan_cargo_configs(step);
 }
 
 // 1a. A step of this workspace whose supervisor was killed is finished first: its processes
@@ -392,6 +414,9 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     if (step.abi >= 7) setup.landlock_flags = landlock::kRestrictSelfLogNewExecOn;
     StderrWatch watch;
     setup.stderr_fd = watch.open();
+    std::vector<std::string> covered;  // named in the explanation if they stay unread
+    for (const auto& c : step.cargo_covers) covered.push_back(c.target);
+    watch.watch_paths(std::move(covered));
     setup.stdout_to_stderr_fd = watch.merged();
     LandlockAuditWatch audit;
     std::string audit_why;
@@ -402,6 +427,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
         for (const auto& r : step.landlock.rules)
             if (r.path == "/proc") proc_access = r.access;
         setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
+        setup.ns.covers = step.cargo_covers;
     }
 
     // 5. The step's process (cage/launcher.cpp), under an init of its own where the kernel
@@ -504,6 +530,20 @@ void explain_refusals(Step& step) {
     for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths, step.relay.relay.has_value()))
         // With the kernel's records at hand, the stderr adds only what they do not hold.
         if (!step.audited || r.access == "connect") out.push_back(std::move(r));
+    // cargo names the configuration file it could not read on one line and "Permission denied"
+    // on another: without the step's mount namespace, a file that holds a token stays unread.
+    if (!step.pid_namespace)
+        for (const auto& c : step.cargo_covers)
+            if (std::any_of(step.stderr_lines.begin(), step.stderr_lines.end(),
+                            [&](const std::string& l) { return l.find(c.target) != std::string::npos; })) {
+                std::erase_if(out, [&](const CageRefusal& r) { return r.target == "to a file" || r.target == c.target; });
+                out.push_back({"read", c.target, "the step's stderr", "cargo stops at a configuration file it cannot read",
+                               "",
+                               "not suggested: it holds settings a step may not see (a token, [env], a proxy or a "
+                               "credential provider), and this kernel gives the step no mount namespace to read a "
+                               "filtered copy in its place; move the token to credentials.toml beside it "
+                               "(cargo's own place for it) and the rest out of it"});
+            }
     drop_duplicates(out);
     for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
 }

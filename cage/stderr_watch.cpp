@@ -106,15 +106,21 @@ void StderrWatch::pump() {
         std::size_t start = 0, nl;
         while ((nl = partial_.find('\n', start)) != std::string::npos) {
             std::string_view line(partial_.data() + start, nl - start);
-            if (kept_.size() < kMaxKept && reports_refusal(line))
+            if (kept_.size() < kMaxKept && (reports_refusal(line) || names_watched(line)))
                 kept_.emplace_back(line.substr(0, kMaxLine));
             start = nl + 1;
         }
         partial_.erase(0, start);
         if (partial_.size() > kMaxLine * 4) partial_.erase(0, partial_.size() - kMaxLine);
     }
-    if (!partial_.empty() && kept_.size() < kMaxKept && reports_refusal(partial_))
+    if (!partial_.empty() && kept_.size() < kMaxKept && (reports_refusal(partial_) || names_watched(partial_)))
         kept_.push_back(partial_.substr(0, kMaxLine));
+}
+
+bool StderrWatch::names_watched(std::string_view line) const {
+    for (const auto& p : watched_)
+        if (line.find(p) != std::string_view::npos) return true;
+    return false;
 }
 
 std::vector<std::string> StderrWatch::finish() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,9 @@ class StderrWatch {
     // True when our stdout and stderr are one file (an agent's `2>&1`): the step then gets the
     // pipe as its stdout too, so that its output keeps its order.
     bool merged() const { return merged_; }
+    // Before start(): lines naming one of `paths` are kept too (a program that names the file on
+    // one line and the refusal on the next, as cargo does).
+    void watch_paths(std::vector<std::string> paths) { watched_ = std::move(paths); }
     // Once the step's process is started: closes our copy of the write end and forwards the
     // step's stderr to ours from a thread.
     void start();
@@ -32,12 +36,14 @@ class StderrWatch {
 
   private:
     void pump();
+    bool names_watched(std::string_view line) const;
     bool merged_ = false;
     int read_fd_ = -1;
     int write_fd_ = -1;
     int stop_[2] = {-1, -1};
     std::thread thread_;
     std::vector<std::string> kept_;
+    std::vector<std::string> watched_;
     std::string partial_;
 };
 

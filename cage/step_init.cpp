@@ -78,6 +78,25 @@ void do_mount(const CageSetup& s, const char* source, const char* target, const 
                            data + "\")");
 }
 
+// The cover's text in a file of the private /dev/shm, mounted over the target and unlinked (the
+// mount keeps it): the step sees it only where it replaces the original. Its rule is on the
+// mounted file itself: Landlock walks up from the mount point, not from /dev/shm.
+void cover_file(const CageSetup& s, const FileCover& c, std::size_t i) {
+    const std::string path = "/dev/shm/.toolcage-cover-" + std::to_string(i);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    if (fd < 0) fail(s, errno, "open(\"" + path + "\", O_CREAT | O_EXCL)");
+    for (std::size_t done = 0; done < c.text.size();) {
+        ssize_t n = ::write(fd, c.text.data() + done, c.text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail(s, n < 0 ? errno : EIO, "write(\"" + path + "\")");
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    do_mount(s, path.c_str(), c.target.c_str(), nullptr, MS_BIND, "");
+    if (::unlink(path.c_str()) != 0) fail(s, errno, "unlink(\"" + path + "\")");
+    add_rule(s, c.target.c_str(), s.ns.cover_access);
+}
+
 // Mounts made here stay here; /proc shows this namespace's processes only; /dev/shm and
 // /dev/pts are the step's own, empty (a host's 0600 file in /dev/shm, a person's terminal
 // in /dev/pts are out of reach), and their Landlock rules land on the new mounts.
@@ -95,6 +114,7 @@ void mount_private_filesystems(const CageSetup& s) {
         add_rule(s, "/dev/pts", s.ns.dev_access);
         add_rule(s, "/dev/ptmx", s.ns.dev_access & ll::kFsFileRights);
     }
+    for (std::size_t i = 0; i < s.ns.covers.size(); ++i) cover_file(s, s.ns.covers[i], i);
 }
 
 // The supervisor is gone if the report pipe has no reader left (then the death signal, set
@@ -173,6 +193,7 @@ StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_a
     n.dev_access = handled_fs & (ll::kFsReadFile | ll::kFsReadDir | ll::kFsWriteFile | ll::kFsTruncate |
                                  ll::kFsIoctlDev | ll::kFsMakeReg | ll::kFsRemoveFile);
     if (shm_mb > 0) n.shm_mb = shm_mb;
+    n.cover_access = handled_fs & ll::kFsReadFile;
     return n;
 }
 

@@ -1,17 +1,26 @@
 // The step's own PID and mount namespaces (in a user namespace), where the kernel allows them:
 // a small init (pid 1) that dies with the supervisor, whatever signal ended it, and takes every
 // process of the step with it; a fresh /proc that shows only the step's processes; a private,
-// empty /dev/shm and /dev/pts.
+// empty /dev/shm and /dev/pts; files the step must read in place of the home's (cargo's
+// configuration without its token, cage/cargo_config.h).
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace toolcage::cage {
 
 struct CageSetup;
+
+// A file the step reads at `target` in place of what is there: `text`, in a file of the step's
+// private /dev/shm bind-mounted over it (and unlinked there), readable only.
+struct FileCover {
+    std::string text;
+    std::string target;
+};
 
 struct StepNamespace {
     bool enabled = false;
@@ -20,6 +29,8 @@ struct StepNamespace {
     std::uint64_t proc_access = 0;  // Landlock rights on the fresh /proc (the policy's /proc)
     std::uint64_t dev_access = 0;   // on the private /dev/shm, /dev/pts and /dev/ptmx
     long shm_mb = 1024;             // the private /dev/shm's size
+    std::uint64_t cover_access = 0; // on each cover (reading a file)
+    std::vector<FileCover> covers;
 };
 
 // The rights and maps for a step of a ruleset handling `handled_fs`, whose /proc rule grants
@@ -27,8 +38,8 @@ struct StepNamespace {
 StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_access, long shm_mb);
 
 // clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS): the child is the namespace's init. It
-// maps its ids, mounts /proc, /dev/shm and /dev/pts afresh (adding their Landlock rules to the
-// setup's ruleset), starts the step's process (enter_cage) and forwards the supervisor's
+// maps its ids, mounts /proc, /dev/shm and /dev/pts afresh and the covers over their targets
+// (adding their Landlock rules to the setup's ruleset), starts the step's process (enter_cage) and forwards the supervisor's
 // signals to it until it ends, then exits with its status; its end kills every process left in
 // the namespace. Returns the init's pid, or -1 with errno set when the kernel refuses the
 // namespaces (then the step runs without them). A failure inside is reported as kind 'p'.
