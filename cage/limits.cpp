@@ -147,15 +147,22 @@ std::vector<std::pair<std::string, bool>> memory_cgroup_dirs() {
 
 }  // namespace
 
-std::string MemoryCgroup::create(long memory_mb) {
+std::string MemoryCgroup::create(long memory_mb, bool shared) {
     if (memory_mb <= 0) return {};
-    std::random_device rd;
-    const std::string name = "toolcage-step-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff);
+    std::string name;
+    if (shared) {
+        name = "toolcage-memory-" + std::to_string(memory_mb);
+    } else {
+        std::random_device rd;
+        name = "toolcage-step-" + std::to_string(::getpid()) + "-" + std::to_string(rd() & 0xffffff);
+    }
     const std::string bytes = std::to_string(memory_mb * 1024L * 1024L) + "\n";
     std::string tried;
     for (const auto& [base, v2] : memory_cgroup_dirs()) {
         std::string dir = base + "/" + name;
-        if (::mkdir(dir.c_str(), 0755) != 0) {
+        // A shared one is there already but for the first step; its limit is written again
+        // every time (it is what binds).
+        if (::mkdir(dir.c_str(), 0755) != 0 && !(shared && errno == EEXIST)) {
             tried += std::string(tried.empty() ? "" : "; ") + "mkdir(\"" + dir + "\"): " + std::strerror(errno);
             continue;
         }
@@ -164,10 +171,11 @@ std::string MemoryCgroup::create(long memory_mb) {
         if (ok) {
             dir_ = dir;
             join_file_ = dir + (v2 ? "/cgroup.procs" : "/tasks");
+            shared_ = shared;
             return {};
         }
         tried += std::string(tried.empty() ? "" : "; ") + dir + ": no memory limit file (" + std::strerror(errno) + ")";
-        ::rmdir(dir.c_str());
+        if (!shared) ::rmdir(dir.c_str());
     }
     return "no memory cgroup (" + (tried.empty() ? std::string("no memory controller for this process") : tried) +
            "): memory is bounded by RLIMIT_AS only";
@@ -189,7 +197,7 @@ void remove_memory_cgroup(const std::string& dir) {
 }
 
 void MemoryCgroup::remove() {
-    remove_memory_cgroup(dir_);
+    if (!shared_) remove_memory_cgroup(dir_);
     dir_.clear();
 }
 

@@ -361,7 +361,7 @@ void build_step_environment(const RunOptions& opt, Step& step) {
 void limit_processes(const RunOptions& opt, Step& step) {
     std::string note = step.cgroup.create(step.policy.cage.limits.nproc);
     if (!note.empty() && opt.verbose) say("note: " + note);
-    note = step.memory.create(step.policy.cage.limits.memory_mb);
+    note = step.memory.create(step.policy.cage.limits.memory_mb, opt.read_only);
     if (!note.empty() && opt.verbose) say("note: " + note);
 }
 
