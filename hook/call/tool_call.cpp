@@ -1,4 +1,4 @@
-#include "hook/adapters/tool_call.h"
+#include "hook/call/tool_call.h"
 
 namespace toolcage::hook {
 
