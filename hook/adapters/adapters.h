@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/verdict.h"
+#include "hook/adapters/payload.h"
 #include "hook/call/outcome.h"
 #include "hook/call/tool_call.h"
 
