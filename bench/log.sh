@@ -15,7 +15,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 log="$work/decisions.jsonl"
 
-# Decisions as the hook writes them (hook/adapters/audit_log.cpp), from a mix of commands.
+# Decisions as the hook writes them (hook/decision/audit_log.cpp), from a mix of commands.
 python3 - "$log" "$n" <<'PY'
 import json, random, sys
 path, n = sys.argv[1], int(sys.argv[2])

@@ -2,7 +2,7 @@
 // on stdin and answers in the agent's own format. Any failure refuses the call (exit 2).
 #include <memory>
 
-#include "hook/adapters/hook.h"
+#include "hook/pipeline/hook.h"
 #include "tools/commands.h"
 #include "tools/policy_access.h"
 

@@ -1,7 +1,7 @@
 // `toolcage policy which [--profile-dir DIR]`: which policy a profile gets, and why.
 #include <iostream>
 
-#include "hook/adapters/soul.h"
+#include "hook/decision/soul.h"
 #include "tools/policy_commands.h"
 
 namespace toolcage::cli {

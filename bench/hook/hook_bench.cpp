@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "common/policy_loader.h"
-#include "hook/adapters/hook.h"
-#include "hook/adapters/python_readonly.h"
-#include "hook/adapters/rewrite.h"
-#include "hook/adapters/soul.h"
+#include "hook/decision/python_readonly.h"
+#include "hook/decision/rewrite.h"
+#include "hook/decision/soul.h"
+#include "hook/pipeline/hook.h"
 #include "profiles/compiled_profiles.h"
 
 using namespace toolcage;

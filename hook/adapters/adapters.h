@@ -7,7 +7,9 @@
 #include <string>
 
 #include "common/verdict.h"
-#include "hook/adapters/tool_call.h"
+#include "hook/adapters/payload.h"
+#include "hook/call/outcome.h"
+#include "hook/call/tool_call.h"
 
 namespace toolcage::hook {
 
@@ -21,17 +23,6 @@ struct HookEnv {
 };
 
 HookEnv env_from_process();
-
-// The decision, in the form every adapter answers from.
-struct Outcome {
-    Verdict verdict;
-    // cage, and allow in the read-only cage: the command that runs the original inside it;
-    // empty when the command runs as sent
-    std::string rewrite;
-    bool read_only = false;       // the rewrite is the read-only cage's
-    bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})
-    bool audit = false;           // audit mode: an allow that the answer must say is one
-};
 
 // What the hook process prints and how it exits.
 struct Answer {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hook/adapters/adapters.h"
-#include "hook/adapters/paths.h"
+#include "hook/call/paths.h"
 
 namespace toolcage::hook {
 

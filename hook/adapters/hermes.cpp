@@ -10,7 +10,7 @@
 
 #include "common/policy_loader.h"
 #include "hook/adapters/adapters.h"
-#include "hook/adapters/paths.h"
+#include "hook/call/paths.h"
 
 namespace toolcage::hook {
 

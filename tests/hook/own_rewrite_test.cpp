@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "fixture.h"
-#include "hook/adapters/rewrite.h"
+#include "hook/decision/rewrite.h"
 
 using namespace toolcage::test;
 using nlohmann::json;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <random>
 
-#include "hook/adapters/paths.h"
+#include "hook/call/paths.h"
 
 namespace fs = std::filesystem;
 using toolcage::hook::absolute_path;

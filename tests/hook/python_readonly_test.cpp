@@ -1,7 +1,7 @@
 // execute_code runs outside the cage: only code that provably only computes may pass.
 #include <catch2/catch.hpp>
 
-#include "hook/adapters/python_readonly.h"
+#include "hook/decision/python_readonly.h"
 
 using toolcage::hook::check_python_read_only;
 

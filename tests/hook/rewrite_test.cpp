@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "hook/adapters/rewrite.h"
+#include "hook/decision/rewrite.h"
 #include "hook/shell/ast.h"
 #include "run_binary.h"
 #include "tests/corpus_file.h"

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "hook/adapters/self_protect.h"
+#include "hook/decision/self_protect.h"
 #include "run_binary.h"
 
 using namespace toolcage::hook;

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "hook/adapters/rewrite.h"
-#include "hook/adapters/shell_state.h"
+#include "hook/decision/rewrite.h"
+#include "hook/decision/shell_state.h"
 #include "run_binary.h"
 
 using toolcage::hook::only_shell_state;

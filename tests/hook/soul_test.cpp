@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "hook/adapters/soul.h"
+#include "hook/decision/soul.h"
 #include "run_binary.h"
 
 using namespace toolcage::hook;

@@ -1,5 +1,5 @@
 // The hook's side: read-only git that would run what the repository's config names is caged
-// (hook/adapters/git_guard.h), through the built `toolcage hook` with Hermes and Claude Code
+// (hook/decision/git_guard.h), through the built `toolcage hook` with Hermes and Claude Code
 // payloads too; and file tools writing protected workspace paths ask a person.
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/git_config.h"
-#include "hook/adapters/git_guard.h"
+#include "hook/decision/git_guard.h"
 #include "support.h"
 #include "tests/hook/fixture.h"
 

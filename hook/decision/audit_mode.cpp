@@ -1,4 +1,4 @@
-#include "hook/adapters/audit_mode.h"
+#include "hook/decision/audit_mode.h"
 
 namespace toolcage::hook {
 

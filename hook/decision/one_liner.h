@@ -1,4 +1,4 @@
-// `python3 -c CODE` whose code is provably read-only (hook/adapters/python_readonly.h): the
+// `python3 -c CODE` whose code is provably read-only (hook/decision/python_readonly.h): the
 // classifier cages interpreter one-liners; this one needs no writes, so it runs in the
 // read-only cage instead, where a planted json.py in the cwd can neither write nor connect.
 #pragma once

@@ -1,4 +1,4 @@
-#include "hook/adapters/git_guard.h"
+#include "hook/decision/git_guard.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "cage/protected_paths.h"
 #include "common/git_config.h"
-#include "hook/adapters/paths.h"
+#include "hook/call/paths.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {

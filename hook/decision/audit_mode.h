@@ -3,7 +3,7 @@
 #pragma once
 
 #include "common/policy.h"
-#include "hook/adapters/adapters.h"
+#include "hook/call/outcome.h"
 
 namespace toolcage::hook {
 

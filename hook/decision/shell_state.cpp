@@ -1,4 +1,4 @@
-#include "hook/adapters/shell_state.h"
+#include "hook/decision/shell_state.h"
 
 #include <algorithm>
 #include <array>

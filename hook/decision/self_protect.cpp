@@ -1,11 +1,11 @@
-#include "hook/adapters/self_protect.h"
+#include "hook/decision/self_protect.h"
 
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <set>
 
-#include "hook/adapters/paths.h"
+#include "hook/call/paths.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {

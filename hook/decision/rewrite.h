@@ -1,7 +1,7 @@
 // The command that runs an agent's command inside the cage instead:
 // '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>',
 // with --workspace and --read-only when the decision names them, and leading shell-state
-// builtins kept in the agent's shell in front (hook/adapters/shell_state.h).
+// builtins kept in the agent's shell in front (hook/decision/shell_state.h).
 // Also the reverse: whether a command is exactly one of these rewrites, and of what.
 #pragma once
 

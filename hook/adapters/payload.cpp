@@ -1,24 +1,8 @@
-#include "hook/adapters/tool_call.h"
+#include "hook/adapters/payload.h"
 
 namespace toolcage::hook {
 
 using nlohmann::json;
-
-std::string_view to_string(Agent a) {
-    switch (a) {
-        case Agent::hermes: return "hermes";
-        case Agent::claude: return "claude";
-        case Agent::openclaw: return "openclaw";
-    }
-    return "unknown";
-}
-
-std::optional<Agent> agent_from_string(std::string_view s) {
-    if (s == "hermes") return Agent::hermes;
-    if (s == "claude") return Agent::claude;
-    if (s == "openclaw") return Agent::openclaw;
-    return std::nullopt;
-}
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "hook/adapters/audit_log.h"
+#include "hook/decision/audit_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,8 +1,8 @@
-#include "hook/adapters/rewrite.h"
+#include "hook/decision/rewrite.h"
 
 #include <vector>
 
-#include "hook/adapters/shell_state.h"
+#include "hook/decision/shell_state.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {

@@ -1,8 +1,8 @@
-#include "hook/adapters/one_liner.h"
+#include "hook/decision/one_liner.h"
 
 #include <algorithm>
 
-#include "hook/adapters/python_readonly.h"
+#include "hook/decision/python_readonly.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {

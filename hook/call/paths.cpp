@@ -1,4 +1,4 @@
-#include "hook/adapters/paths.h"
+#include "hook/call/paths.h"
 
 #include <fcntl.h>
 #include <limits.h>

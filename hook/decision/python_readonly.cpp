@@ -1,4 +1,4 @@
-#include "hook/adapters/python_readonly.h"
+#include "hook/decision/python_readonly.h"
 
 #include <algorithm>
 #include <cctype>

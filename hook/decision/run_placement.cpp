@@ -1,7 +1,7 @@
-#include "hook/adapters/run_placement.h"
+#include "hook/decision/run_placement.h"
 
-#include "hook/adapters/rewrite.h"
-#include "hook/adapters/shell_state.h"
+#include "hook/decision/rewrite.h"
+#include "hook/decision/shell_state.h"
 
 namespace toolcage::hook {
 

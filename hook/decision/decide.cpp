@@ -1,14 +1,14 @@
-#include "hook/adapters/decide.h"
+#include "hook/decision/decide.h"
 
 #include <sys/stat.h>
 
-#include "hook/adapters/git_guard.h"
-#include "hook/adapters/one_liner.h"
-#include "hook/adapters/paths.h"
-#include "hook/adapters/python_readonly.h"
-#include "hook/adapters/rewrite.h"
-#include "hook/adapters/run_placement.h"
+#include "hook/call/paths.h"
 #include "hook/classify/classifier.h"
+#include "hook/decision/git_guard.h"
+#include "hook/decision/one_liner.h"
+#include "hook/decision/python_readonly.h"
+#include "hook/decision/rewrite.h"
+#include "hook/decision/run_placement.h"
 
 namespace toolcage::hook {
 

@@ -1,4 +1,4 @@
-#include "hook/adapters/hook.h"
+#include "hook/pipeline/hook.h"
 
 #include <unistd.h>
 
@@ -9,11 +9,11 @@
 #include "cage/recover.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
-#include "hook/adapters/audit_log.h"
-#include "hook/adapters/audit_mode.h"
-#include "hook/adapters/decide.h"
-#include "hook/adapters/paths.h"
-#include "hook/adapters/soul.h"
+#include "hook/call/paths.h"
+#include "hook/decision/audit_log.h"
+#include "hook/decision/audit_mode.h"
+#include "hook/decision/decide.h"
+#include "hook/decision/soul.h"
 
 namespace toolcage::hook {
 

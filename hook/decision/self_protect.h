@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/verdict.h"
-#include "hook/adapters/tool_call.h"
+#include "hook/call/tool_call.h"
 
 namespace toolcage::hook {
 

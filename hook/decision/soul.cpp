@@ -1,4 +1,4 @@
-#include "hook/adapters/soul.h"
+#include "hook/decision/soul.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -8,7 +8,7 @@
 
 #include "common/policy.h"
 #include "common/verdict.h"
-#include "hook/adapters/tool_call.h"
+#include "hook/call/tool_call.h"
 
 namespace toolcage::hook {
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "common/policy.h"
-#include "hook/adapters/adapters.h"
-#include "hook/adapters/self_protect.h"
-#include "hook/adapters/tool_call.h"
+#include "hook/call/outcome.h"
+#include "hook/call/tool_call.h"
+#include "hook/decision/self_protect.h"
 
 namespace toolcage::hook {
 
