@@ -33,6 +33,9 @@ struct CageSetup {
     sigset_t saved_mask;  // the mask before the supervisor blocked its signals
     pid_t supervisor = 0;
     int report_fd = -1;  // close-on-exec pipe: a failure is written here, exec closes it
+    // Under a step init of its own: the init writes the step's wait status here as soon as the
+    // step ends, before the namespaces' teardown (cage/step_init.h); -1: it does not.
+    int end_fd = -1;
     StepNamespace ns;    // enabled: the step runs under an init of its own (cage/step_init.h)
 };
 

@@ -64,9 +64,22 @@ sigset_t block_supervised_signals() {
     return old;
 }
 
-int wait_for_step(pid_t step) {
+int watch_step_end(int fd) {
+    if (::fcntl(fd, F_SETOWN, ::getpid()) != 0 || ::fcntl(fd, F_SETSIG, SIGCHLD) != 0 ||
+        ::fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
+        return errno;
+    return 0;
+}
+
+int wait_for_step(pid_t step, int end_fd, bool* ended) {
     sigset_t set = supervised_set();
     for (;;) {
+        // The step init's word comes before its own end, which waits for its namespaces to go.
+        int early = 0;
+        if (end_fd >= 0 && ::read(end_fd, &early, sizeof early) == static_cast<ssize_t>(sizeof early)) {
+            if (ended) *ended = true;
+            return early;
+        }
         // Reap first: the SIGCHLD may have come before we started waiting.
         int status = 0;
         pid_t p;

@@ -19,7 +19,14 @@ sigset_t block_supervised_signals();
 
 // Waits for `step` (leader of its own session and process group), forwarding SIGINT SIGTERM
 // SIGHUP SIGQUIT to the group; reaps orphans on the way. Returns the step's wait status.
-int wait_for_step(pid_t step);
+// `end_fd`: the read end of a pipe on which a step init writes the status of the step it ran
+// (O_NONBLOCK, raising SIGCHLD when written: see watch_step_end); then `*ended` is set when
+// the status came from there, and `step` may still be tearing down its namespaces.
+int wait_for_step(pid_t step, int end_fd = -1, bool* ended = nullptr);
+
+// Makes `fd`, the read end of a pipe, raise SIGCHLD in this process when written, so that
+// wait_for_step() wakes for it. Returns 0 or an errno.
+int watch_step_end(int fd);
 
 // Kills every descendant of this process still alive (found through /proc/*/stat) and reaps
 // them, until this process has no child left.

@@ -128,7 +128,7 @@ void die_with_supervisor(const CageSetup& s) {
 // pid 1 of the namespace: the supervisor's signals (blocked, taken with sigwaitinfo; a pid 1
 // receives only what it does not leave at SIG_DFL unblocked) go to the step's process group;
 // orphans are reaped; the step's end is ours.
-[[noreturn]] void be_init(pid_t step) {
+[[noreturn]] void be_init(pid_t step, int end_fd) {
     sigset_t set;
     sigemptyset(&set);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) sigaddset(&set, sig);
@@ -136,7 +136,13 @@ void die_with_supervisor(const CageSetup& s) {
         int status = 0;
         pid_t p;
         while ((p = ::waitpid(-1, &status, WNOHANG)) > 0)
-            if (p == step) ::_exit(exit_code_of(status));
+            if (p == step) {
+                if (end_fd >= 0) {
+                    ssize_t n = ::write(end_fd, &status, sizeof status);
+                    (void)n;
+                }
+                ::_exit(exit_code_of(status));
+            }
         if (p < 0 && errno == ECHILD) ::_exit(127);
         siginfo_t info{};
         int sig = ::sigwaitinfo(&set, &info);
@@ -148,7 +154,7 @@ void die_with_supervisor(const CageSetup& s) {
 // Every descriptor but those the step's process needs: the supervisor's own must not live on in
 // us (its journal's lock, held by the open file, would outlive a killed supervisor).
 void close_other_fds(const CageSetup& s) {
-    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel, s.stderr_fd};
+    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel, s.stderr_fd, s.end_fd};
     std::sort(keep.begin(), keep.end());
     unsigned from = 3;
     for (int k : keep) {
@@ -177,7 +183,7 @@ void close_other_fds(const CageSetup& s) {
     if (s.network.supervisor_end >= 0) ::close(s.network.supervisor_end);
     // The step's stderr pipe: the supervisor reads EOF on it once the step's own copy is gone.
     if (s.stderr_fd >= 0) ::close(s.stderr_fd);
-    be_init(step);
+    be_init(step, s.end_fd);
 }
 
 }  // namespace

@@ -40,8 +40,8 @@ StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_a
 // clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS): the child is the namespace's init. It
 // maps its ids, mounts /proc, /dev/shm and /dev/pts afresh and the covers over their targets
 // (adding their Landlock rules to the setup's ruleset), starts the step's process (enter_cage) and forwards the supervisor's
-// signals to it until it ends, then exits with its status; its end kills every process left in
-// the namespace. Returns the init's pid, or -1 with errno set when the kernel refuses the
+// signals to it until it ends, then writes its wait status to the setup's end_fd (when it has
+// one) and exits with it; its end kills every process left in the namespace. Returns the init's pid, or -1 with errno set when the kernel refuses the
 // namespaces (then the step runs without them). A failure inside is reported as kind 'p'.
 pid_t start_step_in_namespace(const CageSetup& setup);
 
