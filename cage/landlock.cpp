@@ -91,6 +91,13 @@ constexpr std::uint64_t kWriteAccess = kReadAccess | ll::kFsWriteFile | ll::kFsR
 
 LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
                            std::optional<std::uint16_t> relay_port) {
+    LandlockPlan plan = plan_landlock_rights(cage, abi, kernel_abi, relay_port);
+    open_landlock_paths(plan);
+    return plan;
+}
+
+LandlockPlan plan_landlock_rights(const ExpandedCage& cage, int abi, int kernel_abi,
+                                  std::optional<std::uint16_t> relay_port) {
     LandlockPlan plan;
     plan.abi = abi;
     plan.kernel_abi = kernel_abi;
@@ -104,21 +111,24 @@ LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
                              "): rights it added are not handled");
 
     // One rule per path, the union of what the lists grant it, in first-seen order.
-    std::vector<std::string> order;
-    std::map<std::string, std::uint64_t> wanted;
+    std::map<std::string, std::size_t> index;
     auto add = [&](const std::vector<std::string>& paths, std::uint64_t access) {
         for (const auto& p : paths) {
-            if (!wanted.count(p)) order.push_back(p);
-            wanted[p] |= access;
+            auto [it, fresh] = index.emplace(p, plan.wanted.size());
+            if (fresh) plan.wanted.emplace_back(p, 0);
+            plan.wanted[it->second].second |= access;
         }
     };
     add(cage.read, kReadAccess);
     add(cage.execute, kExecuteAccess);
     add(cage.write, kWriteAccess);
+    return plan;
+}
 
+void open_landlock_paths(LandlockPlan& plan) {
     auto opened = std::make_shared<OpenedPaths>();
-    opened->fds.reserve(order.size());
-    for (const auto& p : order) {
+    opened->fds.reserve(plan.wanted.size());
+    for (const auto& [p, access] : plan.wanted) {
         int fd = ::open(p.c_str(), O_PATH | O_CLOEXEC);
         if (fd >= 0) opened->fds.push_back(fd);
         struct stat st {};
@@ -126,12 +136,11 @@ LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
             plan.notes.push_back(p + ": skipped (" + std::string(std::strerror(errno)) + ")");
             continue;
         }
-        PathRule rule{p, wanted[p] & plan.handled_fs, S_ISDIR(st.st_mode), fd, opened};
+        PathRule rule{p, access & plan.handled_fs, S_ISDIR(st.st_mode), fd, opened};
         if (!rule.is_dir) rule.access &= ll::kFsFileRights;
         if (rule.access == 0) continue;
         plan.rules.push_back(std::move(rule));
     }
-    return plan;
 }
 
 OpenedPaths::~OpenedPaths() {
@@ -200,6 +209,18 @@ std::string LandlockReport::summary() const {
 }
 
 int build_landlock_ruleset(const LandlockPlan& plan) {
+    int fd = create_landlock_ruleset(plan);
+    if (fd < 0) return fd;
+    try {
+        add_landlock_rules(fd, plan);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    return fd;
+}
+
+int create_landlock_ruleset(const LandlockPlan& plan) {
     if (plan.abi < 1) return -1;
     ll::RulesetAttr attr{plan.handled_fs, plan.handled_net, plan.scoped};
     unsigned long size = plan.abi >= 6   ? ll::kRulesetAttrSizeAbi6
@@ -211,10 +232,12 @@ int build_landlock_ruleset(const LandlockPlan& plan) {
             syscall_error("landlock_create_ruleset({fs=" + fs_rights_names(plan.handled_fs) +
                               "}, " + std::to_string(size) + ", 0)",
                           errno));
-    auto fail = [fd](const std::string& call, int err) {
-        ::close(fd);
-        throw Error(syscall_error(call, err));
-    };
+    return fd;
+}
+
+void add_landlock_rules(int fd, const LandlockPlan& plan) {
+    if (fd < 0) return;
+    auto fail = [](const std::string& call, int err) { throw Error(syscall_error(call, err)); };
     for (const auto& rule : plan.rules) {
         const bool by_name = rule.fd < 0 || !rule.opened;
         int pfd = by_name ? ::open(rule.path.c_str(), O_PATH | O_CLOEXEC) : rule.fd;
@@ -235,7 +258,6 @@ int build_landlock_ruleset(const LandlockPlan& plan) {
                      std::to_string(*plan.connect_port) + ")",
                  errno);
     }
-    return fd;
 }
 
 int restrict_self(int ruleset_fd, std::string& what) { return restrict_self(ruleset_fd, 0U, what); }

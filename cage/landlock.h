@@ -59,6 +59,8 @@ struct LandlockPlan {
     std::optional<std::uint16_t> connect_port;  // the relay's port, the only TCP connect allowed
     bool private_network = false;  // TCP left to a private network namespace (no net rights)
     std::vector<std::string> notes;             // paths left out and why
+    // What each path is granted, in first-seen order: the rules before the paths are opened.
+    std::vector<std::pair<std::string, std::uint64_t>> wanted;
 };
 
 struct RightStatus {
@@ -82,6 +84,12 @@ struct LandlockReport {
 // through that descriptor, to tell files from directories and to skip those that do not exist.
 LandlockPlan plan_landlock(const ExpandedCage& cage, int abi, int kernel_abi,
                            std::optional<std::uint16_t> relay_port);
+
+// plan_landlock() in two halves, for a supervisor that starts the step's init while it opens
+// the paths: the rights and what each path wants (no file touched), then the opening.
+LandlockPlan plan_landlock_rights(const ExpandedCage& cage, int abi, int kernel_abi,
+                                  std::optional<std::uint16_t> relay_port);
+void open_landlock_paths(LandlockPlan& plan);
 LandlockReport report_landlock(const LandlockPlan& plan);
 
 // The step has a private network namespace (loopback only): its tests may bind and connect on
@@ -91,6 +99,12 @@ void leave_network_to_namespace(LandlockPlan& plan);
 // Creates the ruleset and adds every rule; returns its fd (close-on-exec), or -1 for ABI 0.
 // Throws Error naming the failing call.
 int build_landlock_ruleset(const LandlockPlan& plan);
+
+// The same in two halves: the empty ruleset (its fd, or -1 for ABI 0), then the plan's rules
+// added to it (a ruleset is one object, whoever holds a descriptor of it: rules added after a
+// fork bind the child's restrict_self() as well). Both throw Error naming the failing call.
+int create_landlock_ruleset(const LandlockPlan& plan);
+void add_landlock_rules(int ruleset_fd, const LandlockPlan& plan);
 
 // In the step's process, after PR_SET_NO_NEW_PRIVS: landlock_restrict_self(fd, 0).
 // Returns 0 or an errno; `what` receives the call as written.

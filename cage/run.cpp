@@ -312,26 +312,35 @@ void start_relay(const RunOptions& opt, Step& step) {
                     "\"landlock\"");
 }
 
-void build_landlock_ruleset(const RunOptions& opt, Step& step) {
-    std::optional<std::uint16_t> port;
-    if (step.relay.relay && step.network == NetworkMode::landlock) port = step.relay.relay->port;
-    step.landlock = plan_landlock(step.cage, step.abi, step.kernel_abi, port);
+void add_path_rules(const RunOptions& opt, Step& step) {
+    open_landlock_paths(step.landlock);
     if (!opt.read_only && landlock_protection_requested(step.policy.cage))
         for (auto& n : keep_protected_read_only(step.landlock, step.paths.workspace, step.protect))
             step.landlock.notes.push_back(std::move(n));
-    if (step.network == NetworkMode::netns) leave_network_to_namespace(step.landlock);
     LandlockReport report = report_landlock(step.landlock);
     if (report.status != Enforcement::full || opt.verbose) {
         say((report.status == Enforcement::full ? "" : "warning: ") + report.summary());
         for (const auto& n : report.notes) say("note: " + n);
     }
     for (const auto& n : step.cage.notes) say("note: " + n);
-    step.ruleset.reset(cage::build_landlock_ruleset(step.landlock));
+    add_landlock_rules(step.ruleset.fd, step.landlock);
     // The ruleset holds what it needs: the paths' descriptors do not go on into the step.
     for (auto& rule : step.landlock.rules) {
         rule.fd = -1;
         rule.opened.reset();
     }
+}
+
+// The ruleset is made here, empty; its path rules come from add_path_rules(): here, or under a
+// step init of its own while the init sets up its namespaces (the paths' walks overlap its
+// start-up; the init starts the step only once every rule is in).
+void build_landlock_ruleset(const RunOptions& opt, Step& step) {
+    std::optional<std::uint16_t> port;
+    if (step.relay.relay && step.network == NetworkMode::landlock) port = step.relay.relay->port;
+    step.landlock = plan_landlock_rights(step.cage, step.abi, step.kernel_abi, port);
+    if (step.network == NetworkMode::netns) leave_network_to_namespace(step.landlock);
+    step.ruleset.reset(create_landlock_ruleset(step.landlock));
+    if (!step.pid_namespace) add_path_rules(opt, step);
 }
 
 void build_syscall_filter(Step& step) {
@@ -433,12 +442,23 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     std::string audit_why;
     step.audited = step.abi >= 7 && step.ruleset.fd >= 0 && audit.open(audit_why);
     setup.saved_mask = block_supervised_signals();
+    // The init starts the step once the supervisor has added every path rule: it waits for a
+    // byte on this socket (EOF, when we fail first: it runs nothing).
+    Fd go_read, go_write;
     if (step.pid_namespace) {
         std::uint64_t proc_access = 0;
-        for (const auto& r : step.landlock.rules)
-            if (r.path == "/proc") proc_access = r.access;
+        for (const auto& [path, access] : step.landlock.wanted)
+            if (path == "/proc") proc_access = access;
+        // A socket pair, not a pipe: an init that failed early is no reader, and send() with
+        // MSG_NOSIGNAL says so without a SIGPIPE.
+        int gofd[2];
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, gofd) != 0)
+            throw Error(syscall_error("socketpair(AF_UNIX, SOCK_SEQPACKET)", errno));
+        go_read.fd = gofd[0];
+        go_write.fd = gofd[1];
         setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
         setup.ns.covers = step.cargo_covers;
+        setup.ns.go_fd = go_read.fd;
     }
 
     // 5. The step's process (cage/launcher.cpp), under an init of its own where the kernel
@@ -451,6 +471,34 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             step.pid_namespace = false;
             setup.ns = StepNamespace{};
             say_no_pid_namespace(opt, syscall_error("clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", errno));
+            add_path_rules(opt, step);
+        } else if (child > 0) {
+            go_read.reset();
+            try {
+                add_path_rules(opt, step);
+            } catch (...) {
+                ::kill(child, SIGKILL);
+                ::waitpid(child, nullptr, 0);
+                ::close(pipefd[0]);
+                ::close(pipefd[1]);
+                ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+                throw;
+            }
+            // An init already gone (EPIPE) has reported why: the report below says it.
+            char go = 1;
+            ssize_t n;
+            do n = ::send(go_write.fd, &go, 1, MSG_NOSIGNAL);
+            while (n < 0 && errno == EINTR);
+            if (n != 1 && errno != EPIPE && errno != ECONNRESET) {
+                int err = errno;
+                ::kill(child, SIGKILL);
+                ::waitpid(child, nullptr, 0);
+                ::close(pipefd[0]);
+                ::close(pipefd[1]);
+                ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+                throw Error(syscall_error("send(the step init's start socket)", err));
+            }
+            go_write.reset();
         }
     }
     if (!step.pid_namespace) {

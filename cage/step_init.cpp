@@ -117,6 +117,18 @@ void mount_private_filesystems(const CageSetup& s) {
     for (std::size_t i = 0; i < s.ns.covers.size(); ++i) cover_file(s, s.ns.covers[i], i);
 }
 
+// The supervisor adds the policy's path rules while we set up; the step restricts itself with
+// the ruleset, so it starts only once they are all in. EOF: the supervisor failed first.
+void wait_for_rules(const CageSetup& s) {
+    if (s.ns.go_fd < 0) return;
+    char go = 0;
+    ssize_t n;
+    do n = ::read(s.ns.go_fd, &go, 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1) ::_exit(127);
+    ::close(s.ns.go_fd);
+}
+
 // The supervisor is gone if the report pipe has no reader left (then the death signal, set
 // just before, may have come too early to reach us).
 void die_with_supervisor(const CageSetup& s) {
@@ -154,7 +166,7 @@ void die_with_supervisor(const CageSetup& s) {
 // Every descriptor but those the step's process needs: the supervisor's own must not live on in
 // us (its journal's lock, held by the open file, would outlive a killed supervisor).
 void close_other_fds(const CageSetup& s) {
-    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel, s.stderr_fd, s.end_fd};
+    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel, s.stderr_fd, s.end_fd, s.ns.go_fd};
     std::sort(keep.begin(), keep.end());
     unsigned from = 3;
     for (int k : keep) {
@@ -170,9 +182,11 @@ void close_other_fds(const CageSetup& s) {
     close_other_fds(s);
     map_ids(s);
     mount_private_filesystems(s);
+    wait_for_rules(s);
     CageSetup inner = s;  // our own copy (we are a forked process): the step's parent is pid 1
     inner.supervisor = 1;
     inner.ns.enabled = false;
+    inner.ns.go_fd = -1;
     pid_t step = start_step_process(inner, StepStart::vfork);
     if (step < 0) fail(s, errno, "clone(CLONE_VM | CLONE_VFORK) in the step's PID namespace");
     // Only the step keeps these (they close at its exec): then the supervisor reads EOF on each

@@ -31,6 +31,10 @@ struct StepNamespace {
     long shm_mb = 1024;             // the private /dev/shm's size
     std::uint64_t cover_access = 0; // on each cover (reading a file)
     std::vector<FileCover> covers;
+    // The init's end of a socket pair on which the supervisor sends one byte once it has added the
+    // policy's path rules to the ruleset (it does so while the init sets up): the step starts
+    // only then; EOF means the supervisor failed, and the init ends running nothing.
+    int go_fd = -1;
 };
 
 // The rights and maps for a step of a ruleset handling `handled_fs`, whose /proc rule grants
@@ -39,7 +43,8 @@ StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_a
 
 // clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS): the child is the namespace's init. It
 // maps its ids, mounts /proc, /dev/shm and /dev/pts afresh and the covers over their targets
-// (adding their Landlock rules to the setup's ruleset), starts the step's process (enter_cage) and forwards the supervisor's
+// (adding their Landlock rules to the setup's ruleset), waits for the supervisor's word on
+// ns.go_fd, starts the step's process (enter_cage) and forwards the supervisor's
 // signals to it until it ends, then writes its wait status to the setup's end_fd (when it has
 // one) and exits with it; its end kills every process left in the namespace. Returns the init's pid, or -1 with errno set when the kernel refuses the
 // namespaces (then the step runs without them). A failure inside is reported as kind 'p'.
