@@ -35,7 +35,9 @@ std::string step_pip_conf(const std::vector<std::string>& texts);
 // NPM_CONFIG_USERCONFIG and PIP_CONFIG_FILE at them in `env`, except where the policy's
 // env_set already names the variable. The user's global git ignore and attributes files
 // (core.excludesFile / core.attributesFile, else ~/.config/git/ignore and attributes) are
-// copied there too, as gitignore and gitattributes, and named in the step's git config.
+// copied there too, as gitignore and gitattributes, and named in the step's git config. A
+// file that would be empty is not made: its variable (or git's core.*File) names /dev/null,
+// except pip.conf's (to pip, /dev/null means no configuration at all).
 // Throws Error when a file cannot be written.
 void add_step_settings(const Environment& outer, const std::string& tmpdir,
                        const std::map<std::string, std::string>& env_set, Environment& env);
