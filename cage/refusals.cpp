@@ -486,6 +486,19 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
     return out;
 }
 
+std::vector<CageRefusal> unread_cargo_config_refusals(const std::vector<std::string>& lines,
+                                                      const std::vector<std::string>& files) {
+    std::vector<CageRefusal> out;
+    for (const auto& f : files)
+        if (std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(f) != std::string::npos; }))
+            out.push_back({"read", f, "the step's stderr", "cargo stops at a configuration file it cannot read", "",
+                           "not suggested: it holds settings a step may not see (a token, [env], a proxy or a "
+                           "credential provider), and this kernel gives the step no mount namespace to read a "
+                           "filtered copy in its place; move the token to credentials.toml beside it (cargo's own "
+                           "place for it) and the rest out of it"});
+    return out;
+}
+
 void drop_duplicates(std::vector<CageRefusal>& v) {
     std::vector<CageRefusal> out;
     for (auto& r : v)

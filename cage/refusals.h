@@ -55,6 +55,12 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
                                          const LandlockPlan& plan, const StepPaths& paths,
                                          bool relay);
 
+// cargo configuration files (cage/cargo_config.h) the step had to read unfiltered, without a
+// mount namespace to cover them, named in a line of its stderr (cargo names the file on one
+// line and "Permission denied" on another): one refusal each, saying how to make it readable.
+std::vector<CageRefusal> unread_cargo_config_refusals(const std::vector<std::string>& lines,
+                                                      const std::vector<std::string>& files);
+
 // Same refusal twice (several sources, a program retrying): kept once, in order.
 void drop_duplicates(std::vector<CageRefusal>& v);
 

@@ -19,8 +19,8 @@
 #include <utility>
 
 #include "cage/capabilities.h"
-#include "cage/environment.h"
 #include "cage/cargo_config.h"
+#include "cage/environment.h"
 #include "cage/git_home_config.h"
 #include "cage/landlock.h"
 #include "cage/landlock_uapi.h"
@@ -474,14 +474,17 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             add_path_rules(opt, step);
         } else if (child > 0) {
             go_read.reset();
-            try {
-                add_path_rules(opt, step);
-            } catch (...) {
+            auto abandon_init = [&] {
                 ::kill(child, SIGKILL);
                 ::waitpid(child, nullptr, 0);
                 ::close(pipefd[0]);
                 ::close(pipefd[1]);
                 ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+            };
+            try {
+                add_path_rules(opt, step);
+            } catch (...) {
+                abandon_init();
                 throw;
             }
             // An init already gone (EPIPE) has reported why: the report below says it.
@@ -491,11 +494,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             while (n < 0 && errno == EINTR);
             if (n != 1 && errno != EPIPE && errno != ECONNRESET) {
                 int err = errno;
-                ::kill(child, SIGKILL);
-                ::waitpid(child, nullptr, 0);
-                ::close(pipefd[0]);
-                ::close(pipefd[1]);
-                ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
+                abandon_init();
                 throw Error(syscall_error("send(the step init's start socket)", err));
             }
             go_write.reset();
@@ -591,20 +590,15 @@ void explain_refusals(Step& step) {
     for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths, step.relay.relay.has_value()))
         // With the kernel's records at hand, the stderr adds only what they do not hold.
         if (!step.audited || r.access == "connect") out.push_back(std::move(r));
-    // cargo names the configuration file it could not read on one line and "Permission denied"
-    // on another: without the step's mount namespace, a file that holds a token stays unread.
-    if (!step.pid_namespace)
-        for (const auto& c : step.cargo_covers)
-            if (std::any_of(step.stderr_lines.begin(), step.stderr_lines.end(),
-                            [&](const std::string& l) { return l.find(c.target) != std::string::npos; })) {
-                std::erase_if(out, [&](const CageRefusal& r) { return r.target == "to a file" || r.target == c.target; });
-                out.push_back({"read", c.target, "the step's stderr", "cargo stops at a configuration file it cannot read",
-                               "",
-                               "not suggested: it holds settings a step may not see (a token, [env], a proxy or a "
-                               "credential provider), and this kernel gives the step no mount namespace to read a "
-                               "filtered copy in its place; move the token to credentials.toml beside it "
-                               "(cargo's own place for it) and the rest out of it"});
-            }
+    // Without the step's mount namespace, a cargo config that holds a token stays unread.
+    if (!step.pid_namespace) {
+        std::vector<std::string> unread;
+        for (const auto& c : step.cargo_covers) unread.push_back(c.target);
+        for (auto& r : unread_cargo_config_refusals(step.stderr_lines, unread)) {
+            std::erase_if(out, [&](const CageRefusal& o) { return o.target == "to a file" || o.target == r.target; });
+            out.push_back(std::move(r));
+        }
+    }
     drop_duplicates(out);
     for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
 }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cage/cargo_config.h"
+#include "cage/refusals.h"
 
 namespace fs = std::filesystem;
 using toolcage::cage::ExpandedCage;
@@ -257,4 +258,20 @@ TEST_CASE("without a mount namespace, an inert cargo config is read as it is and
         CHECK(status == 0);
         CHECK(out.find("answer=42") != std::string::npos);
     }
+}
+
+TEST_CASE("an unread cargo config is explained from cargo's own lines, never as a read to allow",
+          "[cage][cargo]") {
+    using toolcage::cage::unread_cargo_config_refusals;
+    const std::vector<std::string> files = {"/home/u/.cargo/config.toml", "/home/u/src/.cargo/config"};
+    // cargo: the file on one line, "Permission denied (os error 13)" on another.
+    auto r = unread_cargo_config_refusals({"  failed to read configuration file `/home/u/.cargo/config.toml`",
+                                           "  Permission denied (os error 13)"},
+                                          files);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].access == "read");
+    CHECK(r[0].target == "/home/u/.cargo/config.toml");
+    CHECK(r[0].field.empty());  // nothing to add to the policy
+    CHECK(r[0].fix.find("credentials.toml") != std::string::npos);
+    CHECK(unread_cargo_config_refusals({"error: could not compile `x`"}, files).empty());
 }
