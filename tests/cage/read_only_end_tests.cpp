@@ -59,3 +59,27 @@ TEST_CASE("the read-only cage returns the step's status and leaves nothing runni
             CHECK(gone_within(marker, 3000ms));
         }
 }
+
+TEST_CASE("where the kernel refuses the step a fresh /proc, the step runs without its namespaces and the cage holds",
+          "[cage][readonly]") {
+    // The step's init fails at its /proc mount while the supervisor is adding the path rules:
+    // the supervisor starts over without the namespaces, with every rule.
+    for (As who : {As::root, As::nobody})
+        for (bool read_only : {true, false}) {
+            Scratch s;
+            INFO(name_of(who) << (read_only ? ", read-only" : ", caged"));
+            Launch how{who, false, {}};
+            how.masked_proc = true;
+            std::vector<std::string> args = {"run", "--verbose", "--policy", s.policy_file(), "--workdir", s.ws};
+            if (read_only) args.push_back("--read-only");
+            for (const char* a : {"--", "/bin/sh", "-c", "echo ran; cat /etc/shadow /etc/hostname; echo x > f && echo wrote"})
+                args.emplace_back(a);
+            Result r = run_toolcage(s, args, how);
+            INFO(r.out);
+            CHECK(r.out.find("no PID namespace for the step") != std::string::npos);
+            CHECK(r.out.find("ran") != std::string::npos);
+            CHECK(r.out.find("/etc/hostname: Permission denied") != std::string::npos);
+            CHECK(r.out.find("/etc/shadow: Permission denied") != std::string::npos);
+            CHECK((r.out.find("wrote") != std::string::npos) == !read_only);
+        }
+}

@@ -73,6 +73,10 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
     std::vector<std::string> argv;
     if (how.who == As::nobody)
         argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    if (how.masked_proc)
+        for (const char* a : {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
+                              "mount -t tmpfs none /proc/sys && exec \"$@\"", "sh"})
+            argv.emplace_back(a);
     argv.push_back(TOOLCAGE_BIN);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.state,
