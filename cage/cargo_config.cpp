@@ -135,14 +135,16 @@ std::optional<std::string> step_cargo_config(const std::string& text) {
     return to_text(filtered(*config));
 }
 
-std::string cargo_home_of(const std::string& cargo_home_var, const std::string& home) {
-    if (cargo_home_var.starts_with("/")) return cargo_home_var;
-    return home.starts_with("/") ? home + "/.cargo" : "";
+std::vector<std::string> cargo_homes_of(const std::string& cargo_home_var, const std::string& home) {
+    std::vector<std::string> out;
+    if (cargo_home_var.starts_with("/")) out.push_back(cargo_home_var);
+    if (home.starts_with("/")) out.push_back(home + "/.cargo");
+    return out;
 }
 
 std::vector<CargoConfigFile> unreadable_cargo_configs(const ExpandedCage& cage, const std::string& workdir,
-                                                      const std::string& cargo_home) {
-    // cargo's order: each directory from the step's up, then $CARGO_HOME (once).
+                                                      const std::vector<std::string>& cargo_homes) {
+    // cargo's order: each directory from the step's up, then its home (once).
     std::vector<std::string> dirs;
     for (std::string d = workdir; d.starts_with("/");) {
         dirs.push_back((d == "/" ? "" : d) + "/.cargo");
@@ -150,8 +152,8 @@ std::vector<CargoConfigFile> unreadable_cargo_configs(const ExpandedCage& cage, 
         auto slash = d.rfind('/');
         d = slash == 0 ? "/" : d.substr(0, slash);
     }
-    if (!cargo_home.empty() && std::find(dirs.begin(), dirs.end(), cargo_home) == dirs.end())
-        dirs.push_back(cargo_home);
+    for (const auto& h : cargo_homes)
+        if (std::find(dirs.begin(), dirs.end(), h) == dirs.end()) dirs.push_back(h);
 
     std::vector<CargoConfigFile> out;
     for (const auto& dir : dirs)

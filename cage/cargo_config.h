@@ -28,12 +28,13 @@ struct CargoConfigFile {
 };
 
 // The files cargo reads for a step in `workdir` (.cargo/config and .cargo/config.toml in
-// `workdir` and each directory above it, then in `cargo_home`) that are regular files outside
-// every entry of `cage.read`.
+// `workdir` and each directory above it, then in each of `cargo_homes`) that are regular files
+// outside every entry of `cage.read`.
 std::vector<CargoConfigFile> unreadable_cargo_configs(const ExpandedCage& cage, const std::string& workdir,
-                                                      const std::string& cargo_home);
+                                                      const std::vector<std::string>& cargo_homes);
 
-// $CARGO_HOME from `cargo_home_var` when absolute, else <home>/.cargo; empty without either.
-std::string cargo_home_of(const std::string& cargo_home_var, const std::string& home);
+// Where cargo may take its home from in the step: $CARGO_HOME (`cargo_home_var`) when absolute,
+// and <home>/.cargo (the step's environment may not carry CARGO_HOME on).
+std::vector<std::string> cargo_homes_of(const std::string& cargo_home_var, const std::string& home);
 
 }  // namespace toolcage::cage

@@ -142,7 +142,7 @@ std::string choose_workspace(const RunOptions& opt, const std::string& workdir) 
 void plan_cargo_configs(Step& step) {
     const char* cargo_home = std::getenv("CARGO_HOME");
     auto files = unreadable_cargo_configs(step.cage, step.paths.workdir,
-                                          cargo_home_of(cargo_home ? cargo_home : "", step.paths.home));
+                                          cargo_homes_of(cargo_home ? cargo_home : "", step.paths.home));
     for (auto& f : files) {
         if (f.inert) {
             step.cage.read.push_back(f.path);

@@ -97,7 +97,7 @@ TEST_CASE("the cargo configs a step would read and the cage would not: cargo's o
 
     ExpandedCage cage;
     cage.read = {"/usr", ws};
-    auto files = unreadable_cargo_configs(cage, ws + "/sub", home + "/.cargo");
+    auto files = unreadable_cargo_configs(cage, ws + "/sub", {home + "/.cargo"});
     REQUIRE(files.size() == 2);
     CHECK(files[0].path == home + "/src/.cargo/config");
     CHECK(files[0].inert);
@@ -109,11 +109,16 @@ TEST_CASE("the cargo configs a step would read and the cage would not: cargo's o
     // $CARGO_HOME elsewhere is read after the walk; a readable one is left alone.
     fs::create_directories(base + "/cargohome");
     std::ofstream(base + "/cargohome/config.toml") << "[net]\nretry = 1\n";
-    files = unreadable_cargo_configs(cage, ws, base + "/cargohome");
+    files = unreadable_cargo_configs(cage, ws, {base + "/cargohome", home + "/.cargo"});
+    // Both homes cargo may take (the variable's, and ~/.cargo for a step without it), each once.
     REQUIRE(files.size() == 3);
     CHECK(files[2].path == base + "/cargohome/config.toml");
     cage.read.push_back(base + "/cargohome");
-    CHECK(unreadable_cargo_configs(cage, ws, base + "/cargohome").size() == 2);
+    CHECK(unreadable_cargo_configs(cage, ws, {base + "/cargohome", home + "/.cargo"}).size() == 2);
+    using toolcage::cage::cargo_homes_of;
+    CHECK(cargo_homes_of("/opt/cargo", "/home/u") == std::vector<std::string>{"/opt/cargo", "/home/u/.cargo"});
+    CHECK(cargo_homes_of("relative", "/home/u") == std::vector<std::string>{"/home/u/.cargo"});
+    CHECK(cargo_homes_of("", "").empty());
     fs::remove_all(base);
 }
 
