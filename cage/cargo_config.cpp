@@ -19,8 +19,9 @@ namespace {
 // sorted, space-separated; "*" keeps the whole table (aliases and profiles run nothing that
 // the cage does not already cage, and name no credential). Anything else is left out: tokens
 // and credential providers ([registry], [registries.*]), [env] (variables for build scripts:
-// where secrets are put), http.proxy (the relay is the way out), wrappers such as
-// build.rustc-wrapper (sccache keeps its cache, or its remote store's key, outside the cage).
+// where secrets are put), http.proxy (the relay is the way out; http.cainfo, a certificate
+// file, is kept), wrappers such as build.rustc-wrapper (sccache keeps its cache, or its remote
+// store's key, outside the cage).
 struct Table {
     std::string_view name;
     bool named;
@@ -30,7 +31,7 @@ constexpr Table kTables[] = {
     {"alias", false, "*"},
     {"build", false, "incremental jobs rustdocflags rustflags target"},
     {"cargo-new", false, "vcs"},
-    {"http", false, "check-revoke low-speed-limit multiplexing ssl-version timeout"},
+    {"http", false, "cainfo check-revoke low-speed-limit multiplexing ssl-version timeout"},
     {"net", false, "git-fetch-with-cli offline retry"},
     {"profile", false, "*"},
     {"registries", true, "index protocol"},

@@ -45,6 +45,7 @@ std::string user_config(const std::string& vendor) {
            "AWS_SECRET_ACCESS_KEY = \"CARGOSECRETenv\"\n"
            "[http]\n"
            "proxy = \"http://u:CARGOSECRETproxy@proxy.example:3128\"\n"
+           "cainfo = \"/etc/ssl/certs/corp.pem\"\n"
            "timeout = 30\n"
            "[net]\n"
            "retry = 3\n"
@@ -71,7 +72,7 @@ TEST_CASE("the step's cargo config keeps registries, sources and build settings,
     CHECK(out->find(kMark) == std::string::npos);
     for (const char* kept : {"default = 'internal'", "[registries.internal]",
                              "index = 'sparse+https://crates.internal.example/index/'", "replace-with = 'vendored'",
-                             "directory = '/w/vendor'", "timeout = 30", "retry = 3", "git-fetch-with-cli = true",
+                             "directory = '/w/vendor'", "timeout = 30", "cainfo = '/etc/ssl/certs/corp.pem'", "retry = 3", "git-fetch-with-cli = true",
                              "jobs = 2", "linker = 'cc'", "target-cpu=native", "answer = 'run -q'",
                              "[profile.release]", "opt-level = 3"})
         CHECK(out->find(kept) != std::string::npos);
