@@ -13,6 +13,7 @@
 
 #include "cage/cargo_config.h"
 #include "cage/refusals.h"
+#include "step_harness.h"
 
 namespace fs = std::filesystem;
 using toolcage::cage::ExpandedCage;
@@ -147,9 +148,7 @@ struct CargoHome {
               "[package]\nname = \"tinydep\"\nversion = \"0.1.0\"\nedition = \"2018\"\n");
         write(proj + "/vendor/tinydep/src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
         write(proj + "/vendor/tinydep/.cargo-checksum.json", "{\"files\":{},\"package\":null}\n");
-        for (const auto& e : fs::recursive_directory_iterator(base))
-            ::chmod(e.path().c_str(), e.is_directory() ? 0777 : 0644);
-        ::chmod(base.c_str(), 0755);
+        steptest::open_to_everyone(base);
     }
     ~CargoHome() {
         std::error_code ec;
@@ -164,17 +163,6 @@ struct CargoHome {
     }
 };
 
-std::string run(const std::string& command, int& status) {
-    std::string out;
-    FILE* p = ::popen(command.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    status = ::pclose(p);
-    return out;
-}
-
 // Debian's cargo (rustup's lives in a home nobody may read).
 bool have_cargo() { return ::access("/usr/bin/cargo", X_OK) == 0; }
 
@@ -187,7 +175,7 @@ std::string run_toolcage(const CargoHome& h, bool nobody, bool no_userns, const 
                                  : "") +
                       "env -i PATH=/usr/bin:/bin HOME=" + h.home + " LANG=C.UTF-8 TOOLCAGE_LOG=" + h.base +
                       "/log/decisions.jsonl " + TOOLCAGE_BIN + " " + args + " 2>&1";
-    return run("cd " + h.proj + " && " + cmd, status);
+    return steptest::run_shell("cd " + h.proj + " && " + cmd, status);
 }
 
 }  // namespace

@@ -58,6 +58,13 @@ class Background {
     int out_ = -1;
 };
 
+// A shell command line (popen), its stdout read whole; `status` is its wait status.
+std::string run_shell(const std::string& command, int& status);
+
+// Every directory below `base` 0777 and every file 0644, `base` itself 0755: a scratch home an
+// unprivileged user can use too (what keeps files from a step is then the cage, not a mode).
+void open_to_everyone(const std::string& base);
+
 // Waits up to `ms` for `path` to exist.
 bool wait_for_file(const std::string& path, int ms);
 

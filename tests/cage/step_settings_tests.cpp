@@ -14,6 +14,7 @@
 
 #include "cage/step_settings.h"
 #include "common/git_config.h"
+#include "step_harness.h"
 
 namespace fs = std::filesystem;
 using toolcage::cage::has_userinfo;
@@ -227,9 +228,7 @@ struct Home {
         write(".cargo/credentials.toml", "[registry]\ntoken = \"SETTINGSSECRETcargo\"\n");
         write(".ssh/id_ed25519", "SETTINGSSECRETsshkey\n");
         // Readable by nobody too: what keeps them from the step is the cage, not their mode.
-        for (const auto& e : fs::recursive_directory_iterator(base))
-            ::chmod(e.path().c_str(), e.is_directory() ? 0777 : 0644);
-        ::chmod(base.c_str(), 0755);
+        steptest::open_to_everyone(base);
     }
     ~Home() {
         std::error_code ec;
@@ -237,17 +236,6 @@ struct Home {
     }
     void write(const std::string& rel, const std::string& text) const { std::ofstream(home + "/" + rel) << text; }
 };
-
-std::string run(const std::string& command, int& status) {
-    std::string out;
-    FILE* p = ::popen(command.c_str(), "r");
-    REQUIRE(p);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    status = ::pclose(p);
-    return out;
-}
 
 }  // namespace
 
@@ -274,7 +262,7 @@ TEST_CASE("a caged step on a home with tokens: git works with the user's identit
                           "/log/decisions.jsonl GITHUB_TOKEN=SETTINGSSECRETenv " + TOOLCAGE_BIN +
                           " run --policy default --workdir " + h.ws + " -- /bin/bash ./step.sh 2>&1";
         int status = 0;
-        std::string out = run(cmd, status);
+        std::string out = steptest::run_shell(cmd, status);
         INFO(out);
         CHECK(status == 0);
         CHECK(out.find("END") != std::string::npos);
