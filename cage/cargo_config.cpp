@@ -118,11 +118,6 @@ std::string to_text(const toml::table& t) {
     return os.str();
 }
 
-bool under(const std::string& p, const std::string& dir) {
-    if (dir == "/") return true;
-    return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
-}
-
 bool regular_file(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -157,12 +152,13 @@ std::vector<CargoConfigFile> unreadable_cargo_configs(const ExpandedCage& cage, 
         if (std::find(dirs.begin(), dirs.end(), h) == dirs.end()) dirs.push_back(h);
 
     std::vector<CargoConfigFile> out;
-    for (const auto& dir : dirs)
+    for (const auto& dir : dirs) {
+        // Most directories have no .cargo: one lookup each, on every step's start.
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
         for (const char* name : {"/config", "/config.toml"}) {
             std::string path = dir + name;
-            if (!regular_file(path) ||
-                std::any_of(cage.read.begin(), cage.read.end(), [&](const std::string& r) { return under(path, r); }))
-                continue;
+            if (!regular_file(path) || cage_reads(cage, path)) continue;
             CargoConfigFile f;
             f.path = path;
             std::string text;
@@ -174,6 +170,7 @@ std::vector<CargoConfigFile> unreadable_cargo_configs(const ExpandedCage& cage, 
             }
             out.push_back(std::move(f));
         }
+    }
     return out;
 }
 

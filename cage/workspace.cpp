@@ -53,6 +53,14 @@ std::string expand_placeholders(const std::string& entry, const StepPaths& paths
     return norm;
 }
 
+bool cage_reads(const ExpandedCage& cage, const std::string& path) {
+    for (const auto& dir : cage.read)
+        if (dir == "/" || path == dir ||
+            (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/'))
+            return true;
+    return false;
+}
+
 static void expand_list(const std::vector<std::string>& in, std::vector<std::string>& out,
                         const StepPaths& paths, std::vector<std::string>& notes) {
     for (const auto& e : in) {

@@ -31,6 +31,9 @@ struct ExpandedCage {
     std::vector<std::string> notes;
 };
 
+// True when `path` (absolute, normal) is one of `cage.read` or lies below one.
+bool cage_reads(const ExpandedCage& cage, const std::string& path);
+
 // Throws Error for an unknown placeholder or a path that is not absolute after expansion.
 ExpandedCage expand_cage_policy(const CagePolicy& cage, const StepPaths& paths);
 
