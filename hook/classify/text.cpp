@@ -62,8 +62,13 @@ std::string shell_quote(std::string_view s) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
                c == '/' || c == '=' || c == ':' || c == ',' || c == '+' || c == '@' || c == '%';
     });
-    if (plain) return std::string(s);
-    std::string out = "'";
+    return plain ? std::string(s) : single_quoted(s);
+}
+
+std::string single_quoted(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '\'';
     for (char c : s) {
         if (c == '\'') {
             out += "'\\''";

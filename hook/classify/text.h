@@ -18,8 +18,11 @@ bool icontains(std::string_view hay, std::string_view needle);
 bool has_glob_chars(std::string_view s);
 // fnmatch(3) with FNM_PATHNAME when `pathname`.
 bool glob_match(const std::string& pattern, const std::string& text, bool pathname = false);
-// 'text' quoted for a shell, so that re-parsing gives the same word.
+// 'text' quoted for a shell, so that re-parsing gives the same word (plain words as they are).
 std::string shell_quote(std::string_view s);
+// `s` in single quotes whatever it holds, each ' written as '\'' — bash reads it back byte for
+// byte (toolcage's own rewrites, which are recognised by regenerating them).
+std::string single_quoted(std::string_view s);
 // Joins words into shell text: known words quoted, unknown runs kept as kUnknown (unquoted).
 std::string join_as_shell(const std::vector<Value>& words, size_t from = 0);
 // Joins with spaces, as `eval`, `ssh` and `watch` do.

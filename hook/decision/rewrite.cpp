@@ -2,34 +2,21 @@
 
 #include <vector>
 
+#include "hook/classify/text.h"
 #include "hook/decision/shell_state.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {
 
-std::string shell_quote(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out += '\'';
-    for (char c : s) {
-        if (c == '\'') {
-            out += "'\\''";
-        } else {
-            out += c;
-        }
-    }
-    out += '\'';
-    return out;
-}
-
 namespace {
 
 // Every argument that came from outside is quoted, the policy too (it may be a path).
 std::string run_words_text(const CageRewrite& r, bool with_workdir, const std::string& command) {
-    return shell_quote(r.toolcage_bin) + " run --policy " + shell_quote(r.policy) +
-           (with_workdir ? " --workdir " + shell_quote(r.workdir) : "") +
-           (r.workspace.empty() ? "" : " --workspace " + shell_quote(r.workspace)) +
-           (r.read_only ? " --read-only" : "") + " -- /bin/bash -c " + shell_quote(command);
+    using classify::detail::single_quoted;
+    return single_quoted(r.toolcage_bin) + " run --policy " + single_quoted(r.policy) +
+           (with_workdir ? " --workdir " + single_quoted(r.workdir) : "") +
+           (r.workspace.empty() ? "" : " --workspace " + single_quoted(r.workspace)) +
+           (r.read_only ? " --read-only" : "") + " -- /bin/bash -c " + single_quoted(command);
 }
 
 }  // namespace

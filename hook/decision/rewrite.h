@@ -11,9 +11,6 @@
 
 namespace toolcage::hook {
 
-// `s` in single quotes, each ' written as '\'' — bash reads it back byte for byte.
-std::string shell_quote(std::string_view s);
-
 // `toolcage_bin`: absolute path of the toolcage binary; `policy`: the name (or file) the hook
 // chose; `workdir`: absolute directory the command runs in.
 std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hook/classify/text.h"
 #include "hook/decision/rewrite.h"
 #include "hook/shell/ast.h"
 #include "run_binary.h"
@@ -87,9 +88,9 @@ void check_round_trip(const std::string& cmd) {
 }  // namespace
 
 TEST_CASE("shell_quote wraps in single quotes and escapes embedded ones", "[rewrite]") {
-    CHECK(hook::shell_quote("") == "''");
-    CHECK(hook::shell_quote("abc") == "'abc'");
-    CHECK(hook::shell_quote("it's") == "'it'\\''s'");
+    CHECK(classify::detail::single_quoted("") == "''");
+    CHECK(classify::detail::single_quoted("abc") == "'abc'");
+    CHECK(classify::detail::single_quoted("it's") == "'it'\\''s'");
 }
 
 TEST_CASE("the rewrite of every corpus command parses back to the original as the last argument",
