@@ -73,10 +73,20 @@ int close_inherited_fds(std::string& what) {
     return 0;
 }
 
+// RLIMIT_AS is set last, just before exec (limit_address_space): it bounds the program's
+// address space, and until exec ours may still need to map (a sanitizer's allocator, which
+// reserves terabytes of shadow, maps more as it records stacks).
+std::vector<Rlimit> limits_where(const CageSetup& s, bool address_space) {
+    std::vector<Rlimit> out;
+    for (const auto& l : s.limits)
+        if ((l.resource == RLIMIT_AS) == address_space) out.push_back(l);
+    return out;
+}
+
 int set_limits(const CageSetup& s, std::string& what) {
     if (int err = s.cgroup ? s.cgroup->join(what) : 0) return err;
     if (int err = s.memory ? s.memory->join(what) : 0) return err;
-    return apply_limits(s.limits, what);
+    return apply_limits(limits_where(s, false), what);
 }
 
 // A private network namespace (loopback only), made while this process still may: in its new
@@ -156,6 +166,7 @@ void enter_cage(const CageSetup& s) {
     argv.push_back(nullptr);
     for (const auto& e : s.env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
+    if ((err = apply_limits(limits_where(s, true), what))) report(s, 's', err, what);
     // execvp searches the PATH of `environ`: the cage's own, already filtered.
     environ = envp.data();
     ::execvp(argv[0], argv.data());
