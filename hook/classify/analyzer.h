@@ -73,6 +73,9 @@ struct Stream {
     };
     Kind kind = Kind::none;
     Taint taint = Taint::none;
+    // It carries the environment or a credentials file (env, printenv, set): reaching the
+    // network it publishes the tokens in it, whatever filter (base64, gzip) it went through.
+    bool secret = false;
     std::string text;
     std::vector<Value> paths;
 
@@ -142,6 +145,8 @@ struct PathInfo {
     bool secret = false;     // credentials or keys
     bool secret_dir = false; // a directory holding credentials (~/.ssh, ~)
     bool rc_file = false;    // a shell or tool start-up file
+    bool ssh_access = false; // ~/.ssh/authorized_keys, rc, environment: who logs in, what runs at login
+    bool ssh_config = false; // ~/.ssh/config: a ProxyCommand or LocalCommand there runs on each ssh
     bool harmless_dev = false;  // /dev/null, /dev/stdout, …
     bool network_dev = false;   // /dev/tcp/…, /dev/udp/…
     bool device = false;        // any other /dev node (disks)
@@ -243,6 +248,9 @@ public:
     // ---- shared rule helpers (programs_rm.cpp, redirects.cpp)
     void check_delete(const Value& target, bool recursive, std::string_view prog, Call& call);
     void check_write(const Value& target, WriteMode mode, std::string_view how, const Scope& scope);
+    // What a redirection wrote, once the command's output is known: ssh config lines that run
+    // commands (ProxyCommand), the environment sent to /dev/tcp.
+    void check_written_text(const Value& target, const Stream& text, const Scope& scope);
     // A program reads the file's content (and may show or send it): secrets are refused.
     void check_read(const Value& target, std::string_view prog, const Scope& scope,
                     bool recursive = false);
@@ -282,6 +290,19 @@ private:
     void merge_branches(Scope& into, const std::vector<Scope>& branches);
     Value part_value(const shell::WordPart& p, Scope& scope);
     Stream capture(const shell::Script& s, Scope& scope);
+
+    // Function bodies are judged where they are called, with the variables of that moment (a
+    // cleanup function may name a variable assigned after it); a body never called is judged
+    // at the end with the variables of its definition.
+    struct DeferredBody {
+        const shell::Command* fn;
+        Scope scope;
+        bool remote;
+        std::vector<std::string> call_stack;
+    };
+    std::vector<DeferredBody> deferred_bodies_;
+    std::vector<const shell::Command*> called_functions_;
+    void walk_deferred_bodies();
 
     const Place* local_;   // the call's machine, normalized (cached per thread)
     const Place* remote_;  // another host's: no workspace, home is the cwd
@@ -329,6 +350,21 @@ void run_wrapped_string(Analyzer& a, Call& c, const Value& code, bool elevate);
 // True when the program's output is its input transformed (decoders.cpp): text reaching a
 // shell through it is refused like decoded text.
 bool decodes_input(const Call& c);
+
+// ---- state that lives elsewhere (remote_state.cpp): requests that delete on a server, and
+// secrets sent to the network.
+// True when the program prints the shell's environment (env, printenv, set, export -p).
+bool prints_environment(const Call& c);
+// A generic client's request (curl -X METHOD URL, http DELETE URL): a DELETE, or an endpoint
+// that deletes (_delete_by_query), is refused as remote destruction.
+void judge_http_request(Analyzer& a, const Call& c, std::string_view method,
+                        const std::vector<std::string>& urls);
+// The program sends what it reads on stdin to the network: refused when that is the
+// environment or a credentials file.
+void judge_stdin_sent(Analyzer& a, const Call& c);
+// Interpreter code that reads the whole environment (os.environ, process.env, %ENV) and talks
+// to the network: it sends the tokens out.
+bool code_sends_environment(std::string_view lang, std::string_view code);
 
 // The generic answers a handler falls back on.
 void handle_readonly(Analyzer& a, Call& c, std::string_view rule);  // allow (plus sudo/path floor)

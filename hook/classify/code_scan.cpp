@@ -745,6 +745,12 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
     if (!code.known()) {
         hit(Decision::cage, "interp.code", "the " + std::string(lang) + " program is only known at run time");
     }
+    if (code_sends_environment(lang, code.text)) {
+        hit(Decision::deny, "secret.exfiltrate",
+            "the " + std::string(lang) +
+                " program reads the whole environment and talks to the network: the tokens and keys in "
+                "it would be published");
+    }
     std::string home = ctx().home;
     std::string cwd = call.scope->cwd_known ? call.scope->cwd : std::string(1, kUnknown);
     Lang g = lang_of(lang);
@@ -989,14 +995,17 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
     static const std::string_view kIndirect[] = {"getattr", "__import__", "importlib", "send", "public_send", "__send__",
                                                  "method", "globals", "constructor", "Reflect"};
     static const std::string_view kDecode[] = {"b64decode", "a85decode", "b32decode", "decodebytes", "atob",
-                                               "fromhex", "decode_base64", "unhexlify", "zlib", "marshal", "rot13", "unpack"};
+                                               "fromhex", "decode_base64", "unhexlify", "zlib", "marshal", "rot13", "unpack",
+                                               // perl/ruby pack("H*"), php's decoders, commands spelled in char codes
+                                               "pack", "hex2bin", "base64_decode", "str_rot13", "gzinflate",
+                                               "gzuncompress", "convert_uudecode", "chr", "fromCharCode", "unpack1"};
     bool indirect = false, decodes = false;
     for (const Token& t : toks) {
         if (t.kind == Tok::ident) {
             for (std::string_view s : kIndirect) indirect = indirect || t.text == s;
             for (std::string_view s : kDecode) decodes = decodes || t.text == s;
         }
-        if (t.text == "base64") decodes = true;
+        if (t.text == "base64" || (t.kind == Tok::str && (t.text == "hex" || t.text == "H*"))) decodes = true;
         if (t.kind == Tok::str) {
             for (const SinkDef& d : defs) {
                 if (d.kind != Sink::eval && t.text == d.name) indirect = true;

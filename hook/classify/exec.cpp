@@ -280,13 +280,18 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
 }
 
 // Where the output came from: what a program reads on stdin reaches its output (remote data
-// stays remote through any chain), a decoder's output is code nobody has read, and >( … )
-// files are read by their commands.
+// stays remote through any chain, the environment stays a secret through any filter), a
+// decoder's output is code nobody has read, and >( … ) files are read by their commands.
 void Analyzer::pass_output_origin(Call& call) {
     if (call.out.kind != Stream::Kind::none) {
         Taint t = call.in.kind != Stream::Kind::none ? call.in.taint : Taint::none;
         if (decodes_input(call)) t = std::max(t, Taint::filtered);
         call.out.taint = std::max(call.out.taint, t);
+        call.out.secret = call.out.secret || call.in.secret;
+    }
+    if (prints_environment(call)) {
+        if (call.out.kind == Stream::Kind::none) call.out = Stream::unknown_data();
+        call.out.secret = true;
     }
     for (const Value& v : call.args) {
         if (!v.writes_to) continue;

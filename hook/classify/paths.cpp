@@ -179,6 +179,9 @@ PathInfo Analyzer::classify_abs(const std::string& p) const {
         for (std::string_view r : kHomeRc) {
             if (rel == r) info.rc_file = true;
         }
+        info.ssh_access = rel == ".ssh/authorized_keys" || rel == ".ssh/authorized_keys2" || rel == ".ssh/rc" ||
+                          rel == ".ssh/environment";
+        info.ssh_config = rel == ".ssh/config";
     }
     // The home's ancestors and the workspace's hold the home or the workspace: never scratch,
     // wherever they lie (HOME=/tmp/x makes /tmp such a place).

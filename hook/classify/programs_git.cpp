@@ -153,7 +153,33 @@ void git_clean(Analyzer& a, Call&, Git& g) {
         a, g, interactive ? "asks which untracked files to delete" : "without -f deletes nothing");
 }
 
+// A setting that makes a remote's push destructive: remote.X.mirror=true pushes every ref and
+// deletes the remote's others; a remote.X.push refspec with + forces, one with :ref deletes.
+bool destructive_push_setting(std::string_view key, std::string_view value) {
+    std::string k = lower(key);
+    if (k.rfind("remote.", 0) != 0) return false;
+    std::string v = lower(value);
+    size_t b = v.find_first_not_of(" \t'\"");
+    v = b == std::string::npos ? std::string() : v.substr(b);
+    auto ends = [&](std::string_view s) { return k.size() > s.size() && k.compare(k.size() - s.size(), s.size(), s) == 0; };
+    if (ends(".mirror")) return v.empty() || v == "true" || v == "1" || v == "yes" || v == "on";
+    if (ends(".push")) return !v.empty() && (v[0] == '+' || v[0] == ':');
+    return false;
+}
+
+void refuse_push_setting(Analyzer& a, std::string_view key, std::string_view value, std::string_view how) {
+    a.hit(Decision::deny, "git.push-config",
+          std::string(how) + " sets " + std::string(key) + "=" + std::string(value) +
+              ": a push to that remote then overwrites or deletes its branches (a mirror or forced refspec)");
+}
+
 void git_push(Analyzer& a, Call&, Git& g) {
+    for (const auto& [key, value] : g.config) {
+        if (destructive_push_setting(key, value)) {
+            refuse_push_setting(a, key, value, "`git -c`");
+            return;
+        }
+    }
     bool force = has(g, {"--force", "--force-with-lease", "--force-if-includes", "--mirror"}) ||
                  has_short(g, 'f');
     bool del = has(g, {"--delete", "--prune"}) || has_short(g, 'd');
@@ -440,7 +466,13 @@ void git_config(Analyzer& a, Call& c, Git& g) {
         return;
     }
     size_t k = !ops.empty() && (ops[0]->text == "set") ? 1 : 0;
-    if (ops.size() >= k + 2) judge_config_value(a, c, ops[k]->text, *ops[k + 1], "git config");
+    if (ops.size() >= k + 2) {
+        if (destructive_push_setting(ops[k]->text, ops[k + 1]->text)) {
+            refuse_push_setting(a, ops[k]->text, ops[k + 1]->text, "`git config`");
+            return;
+        }
+        judge_config_value(a, c, ops[k]->text, *ops[k + 1], "git config");
+    }
     local_change(a, g, "changes git configuration");
 }
 
@@ -467,6 +499,12 @@ void git_remote(Analyzer& a, Call&, Git& g) {
     }
     if (ops.empty() || ops[0]->text == "show" || ops[0]->text == "get-url") {
         read_only(a, g);
+        return;
+    }
+    if (!ops.empty() && ops[0]->text == "add" &&
+        std::any_of(g.args.begin(), g.args.end(),
+                    [](const Value& v) { return v.text == "--mirror" || v.text == "--mirror=push"; })) {
+        refuse_push_setting(a, "remote.<name>.mirror", "true", "`git remote add --mirror`");
         return;
     }
     local_change(a, g, "changes remotes");

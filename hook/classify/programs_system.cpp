@@ -345,10 +345,23 @@ void container_program(Analyzer& a, Call& c) {
         return;
     }
     std::string s2 = sub.size() > 1 ? sub[1] : "";
+    // -a inside a bundle (-af) counts as -a.
+    bool all = any_arg(c, {"-a", "--all", "--volumes"}) ||
+               std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+                   return v.text.size() > 2 && v.text[0] == '-' && v.text[1] != '-' &&
+                          v.text.find('a') != std::string::npos;
+               });
     if ((s == "volume" && (s2 == "rm" || s2 == "prune" || s2 == "remove")) ||
-        (s == "system" && s2 == "prune" && any_arg(c, {"-a", "--all", "--volumes"}))) {
+        (s == "system" && s2 == "prune" && all)) {
         a.hit(Decision::deny, "docker.volumes",
               "`" + c.name + " " + s + " " + s2 + "` deletes volumes or all images for good");
+        return;
+    }
+    // The whole engine back to its first state: every container, image, volume and network.
+    if ((s == "system" && s2 == "reset") || (c.name == "podman" && s == "machine" && s2 == "reset")) {
+        a.hit(Decision::deny, "docker.volumes",
+              "`" + c.name + " " + s + " " + s2 +
+                  "` deletes every container, image and volume with their data");
         return;
     }
     if (s == "push" || (s == "image" && s2 == "push") || (s == "manifest" && s2 == "push")) {
@@ -576,18 +589,73 @@ void gh_program(Analyzer& a, Call& c) {
               "`gh " + s0 + " " + s1 + "` publishes or deletes on GitHub");
         return;
     }
-    if (s0 == "api") {
+    // Files handed to GitHub (gist create FILE, release upload FILE, --body-file, api --input,
+    // api -F key=@file): credentials among them would be published.
+    bool takes_files = (s0 == "gist" && (s1 == "create" || s1 == "new" || s1 == "edit")) ||
+                       (s0 == "release" && s1 == "upload");
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        const std::string& t = v.text;
+        if ((t == "-F" || t == "--body-file" || t == "--input" || t == "--field") &&
+            i + 1 < c.argc()) {
+            Value file = c.args[i + 1];
+            size_t at = file.text.find("=@");
+            if (t == "-F" || t == "--field") {
+                if (s0 != "api" || at == std::string::npos) continue;
+                file.text = file.text.substr(at + 2);
+            }
+            if (file.text == "-") {
+                judge_stdin_sent(a, c);
+            } else {
+                a.check_read(file, "gh " + s0 + " " + t, *c.scope);
+            }
+        } else if (takes_files && !is_flag(v) && t != s0 && t != s1) {
+            if (t == "-") {
+                judge_stdin_sent(a, c);
+            } else {
+                a.check_read(v, "gh " + s0 + " " + s1, *c.scope);
+            }
+        }
+    }
+    // A private repository made public: its code, history and any secret ever committed are
+    // published at once.
+    bool to_public = false;
+    if (s0 == "repo" && (s1 == "edit" || s1 == "create")) {
         for (size_t i = 0; i < c.argc(); ++i) {
             const std::string& t = c.arg(i);
-            std::string m;
+            if ((t == "--visibility" && i + 1 < c.argc() && lower(c.arg(i + 1)) == "public") ||
+                lower(t) == "--visibility=public") {
+                to_public = true;
+            }
+            if (s1 == "create" && t == "--public" &&
+                std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+                    return v.text == "--push" || v.text == "-s" || v.text.rfind("--source", 0) == 0;
+                })) {
+                to_public = true;
+            }
+        }
+    }
+    if (s0 == "api") {
+        std::string m;
+        for (size_t i = 0; i < c.argc(); ++i) {
+            const std::string& t = c.arg(i);
             if ((t == "-X" || t == "--method") && i + 1 < c.argc()) m = c.arg(i + 1);
             if (t.rfind("--method=", 0) == 0) m = t.substr(9);
             if (t.rfind("-X", 0) == 0 && t.size() > 2) m = t.substr(2);
-            if (lower(m) == "delete") {
-                a.hit(Decision::deny, "publish.release", "`gh api -X DELETE` deletes on GitHub");
-                return;
-            }
+            std::string l = lower(t);
+            if (l == "visibility=public" || l == "private=false") to_public = true;
         }
+        if (lower(m) == "delete") {
+            a.hit(Decision::deny, "publish.release", "`gh api -X DELETE` deletes on GitHub");
+            return;
+        }
+    }
+    if (to_public) {
+        a.hit(Decision::deny, "publish.visibility",
+              "`gh " + s0 + " " + s1 +
+                  "` makes a repository public: its code, its history and every secret ever committed "
+                  "are published");
+        return;
     }
     a.hit(Decision::cage, "net.service", "`gh " + s0 + "` talks to GitHub");
 }
@@ -674,12 +742,34 @@ void curl_program(Analyzer& a, Call& c) {
                          "--max-filesize", "--oauth2-bearer", "--aws-sigv4"},
                         false);
     bool to_stdout = true;
+    bool sends_stdin = false;
+    std::string method;
+    std::vector<std::string> urls;
+    for (size_t k : o.operands) urls.push_back(c.arg(k));
     for (const Opts::Flag& f : o.flags) {
         Value v = f.value ? *f.value : Value::literal(f.inline_value);
         const std::string& n = f.name;
         auto is = [&](std::string_view s, std::string_view l) {
             return n == s || (n.size() > 3 && l.rfind(n, 0) == 0 && n[1] == '-');
         };
+        // What reads stdin or a file into the request: @-, <-, -T -, @/dev/stdin, @<(…).
+        if (is("-d", "--data") || n == "--data-binary" || n == "--data-ascii" || n == "--json" ||
+            n == "--data-urlencode" || n == "--data-raw" || is("-F", "--form") || is("-T", "--upload-file")) {
+            const std::string& t = v.text;
+            bool upload = is("-T", "--upload-file");
+            if ((upload && (t == "-" || t == ".")) || contains(t, "@-") || contains(t, "<-") ||
+                contains(t, "/dev/stdin") || contains(t, "/dev/fd/0")) {
+                sends_stdin = true;
+            }
+            if (v.procsub && v.procsub->secret) {
+                Call from = c;
+                from.in = *v.procsub;
+                judge_stdin_sent(a, from);
+            }
+            if (!upload && method.empty()) method = "POST";
+        }
+        if (is("-X", "--request")) method = v.text;
+        if (n == "--url") urls.push_back(v.text);
         if (is("-o", "--output")) {
             to_stdout = v.text == "-";
             if (!to_stdout) {
@@ -723,6 +813,8 @@ void curl_program(Analyzer& a, Call& c) {
         if (lower(u).rfind("file://", 0) == 0)
             a.check_read(Value::literal(u.substr(7)), "curl file://", *c.scope);
     }
+    if (sends_stdin) judge_stdin_sent(a, c);
+    judge_http_request(a, c, method, urls);
     if (to_stdout) c.out = Stream::unknown_data(Taint::remote);
     a.hit(Decision::cage, "net.fetch", "`curl` talks to the network");
 }
@@ -744,9 +836,18 @@ void wget_program(Analyzer& a, Call& c) {
     bool to_stdout = false;
     bool named = false;
     std::string dir = ".";
+    std::string method;
+    std::vector<std::string> urls;
+    for (size_t k : o.operands) urls.push_back(c.arg(k));
     for (const Opts::Flag& f : o.flags) {
         Value v = f.value ? *f.value : Value::literal(f.inline_value);
         const std::string& n = f.name;
+        if (n == "--method") method = v.text;
+        if (method.empty() && (n.rfind("--post-", 0) == 0 || n.rfind("--body-", 0) == 0)) method = "POST";
+        if ((n == "--post-file" || n == "--body-file") &&
+            (v.text == "-" || v.text == "/dev/stdin" || v.text == "/dev/fd/0")) {
+            judge_stdin_sent(a, c);
+        }
         if (n == "-O" || n.rfind("--output-d", 0) == 0) {
             named = true;
             if (v.text == "-") {
@@ -776,12 +877,32 @@ void wget_program(Analyzer& a, Call& c) {
             remember_download(a, c, Value::literal(url_basename(c.arg(k))));
         }
     }
+    judge_http_request(a, c, method, urls);
     if (to_stdout) c.out = Stream::unknown_data(Taint::remote);
     a.hit(Decision::cage, "net.fetch", "`wget` downloads from the network");
 }
 
 void net_stdout_program(Analyzer& a, Call& c) {
-    // httpie, nc, socat, …: what they print came from the network.
+    // httpie, nc, socat, …: what they print came from the network, and they send what they read.
+    bool httpie = c.name == "http" || c.name == "https" || c.name == "xh" || c.name == "xhs";
+    bool ignores_stdin = false;
+    std::vector<std::string> operands;
+    for (const Value& v : c.args) {
+        if (v.text == "--ignore-stdin" || v.text == "-I") ignores_stdin = true;
+        if (!is_flag(v)) operands.push_back(v.text);
+    }
+    if (!ignores_stdin && c.name != "aria2c" && c.name != "lynx" && c.name != "w3m" && c.name != "fetch")
+        judge_stdin_sent(a, c);
+    if (httpie && !operands.empty()) {
+        // http [METHOD] URL [items]: the method is a word of letters before the URL.
+        static const std::string_view kMethods[] = {"get", "head", "post", "put", "patch", "delete", "options"};
+        std::string first = lower(operands[0]);
+        bool has_method =
+            std::find(std::begin(kMethods), std::end(kMethods), first) != std::end(kMethods) && operands.size() > 1;
+        bool has_items = operands.size() > (has_method ? 2u : 1u);
+        std::string method = has_method ? first : (has_items ? "post" : "get");
+        judge_http_request(a, c, method, {operands[has_method ? 1 : 0]});
+    }
     for (size_t i = 0; i < c.argc(); ++i) {
         const std::string& t = c.arg(i);
         if ((t == "-e" || t == "-c") &&
@@ -900,6 +1021,8 @@ constexpr auto kSystemPrograms = sorted_by_name(std::to_array<ProgramEntry>({
     {"vercel", cloud_program},
     {"netlify", cloud_program},
     {"firebase", cloud_program},
+    {"eksctl", cloud_program},
+    {"bq", cloud_program},
     {"terraform", terraform_program},
     {"tofu", terraform_program},
     {"terragrunt", terraform_program},
@@ -914,6 +1037,7 @@ constexpr auto kSystemPrograms = sorted_by_name(std::to_array<ProgramEntry>({
     {"http", net_stdout_program},
     {"https", net_stdout_program},
     {"xh", net_stdout_program},
+    {"xhs", net_stdout_program},
     {"nc", net_stdout_program},
     {"ncat", net_stdout_program},
     {"netcat", net_stdout_program},

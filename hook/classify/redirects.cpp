@@ -92,6 +92,12 @@ void Analyzer::check_write(const Value& target, WriteMode mode, std::string_view
             hit(Decision::cage, "write.temp", std::string(how) + " writes into " + shown + ", a temp directory");
             continue;
         }
+        if (p.ssh_access) {
+            hit(Decision::deny, "write.ssh-access",
+                std::string(how) + (truncating ? " overwrites " : " appends to ") + shown +
+                    ": it decides who may log in to this account and what runs when they do");
+            continue;
+        }
         if (p.secret && truncating) {
             hit(Decision::deny, "write.secret",
                 std::string(how) + " overwrites " + shown + ", a credentials file that git does not keep");
@@ -136,6 +142,33 @@ void Analyzer::check_write(const Value& target, WriteMode mode, std::string_view
                 hit(Decision::cage, "write.unknown-target",
                     std::string(how) + " writes to " + shown + ", known only at run time");
                 break;
+        }
+    }
+}
+
+void Analyzer::check_written_text(const Value& target, const Stream& text, const Scope& scope) {
+    for (const PathInfo& p : resolve(target, scope)) {
+        if (p.network_dev && text.secret) {
+            hit(Decision::deny, "secret.exfiltrate",
+                "the environment (its tokens and keys) is sent to " + target.shown() +
+                    ": published credentials cannot be taken back");
+        }
+        if (!p.ssh_config) continue;
+        // Host entries are everyday work; a key that runs a command on every connection is not,
+        // nor text nobody can read before it lands there.
+        static const std::string_view kRuns[] = {"proxycommand", "localcommand", "permitlocalcommand",
+                                                 "knownhostscommand", "remotecommand", "match", "include",
+                                                 "identityagent", "pkcs11provider", "securitykeyprovider"};
+        std::string l = lower(text.text);
+        bool runs = text.kind != Stream::Kind::literal;
+        for (std::string_view k : kRuns) runs = runs || contains(l, k);
+        if (runs) {
+            hit(Decision::deny, "write.ssh-access",
+                "writes " + target.shown() +
+                    (text.kind == Stream::Kind::literal ? " with a setting that makes ssh run a command (" +
+                                                              std::string("ProxyCommand, LocalCommand, Match exec, …)")
+                                                        : " with text known only at run time: ssh runs what a "
+                                                          "ProxyCommand or LocalCommand there names"));
         }
     }
 }

@@ -218,6 +218,8 @@ void sql_client(Analyzer& a, Call& c) {
             continue;
         if (c.name == "clickhouse-client" && take("--query", "-q")) continue;
         if (c.name == "cockroach" && take("--execute", "-e")) continue;
+        if (c.name == "cqlsh" && take("--execute", "-e")) continue;
+        if (c.name == "sqlcmd" && (take("", "-Q") || take("", "-q"))) continue;
         if (t == "-f" || t == "--file" || t.rfind("--file=", 0) == 0 || t == "-init") {
             file = true;
             if (t == "-f" || t == "--file" || t == "-init") ++i;
@@ -228,7 +230,7 @@ void sql_client(Analyzer& a, Call& c) {
             "-h",         "-p",       "-U",         "-d",         "-u",         "-P",
             "-D",         "-S",       "-W",         "--host",     "--port",     "--user",
             "--username", "--dbname", "--database", "--password", "-separator", "-nullvalue",
-            "-v",         "--set",    "-o",         "--output"};
+            "-v",         "--set",    "-o",         "--output",   "-k",         "--keyspace"};
         if (std::find(std::begin(kArg), std::end(kArg), t) != std::end(kArg)) ++i;
     }
     if ((c.name == "sqlite3" || c.name == "duckdb") && operands.size() > 1) {
@@ -253,20 +255,55 @@ void redis_cli(Analyzer& a, Call& c) {
             return;
         }
     }
+    // DEL/UNLINK of keys known only at run time (a KEYS or --scan listing through xargs), or a
+    // script that deletes what KEYS finds: every matching key goes at once.
+    static const std::string_view kValued[] = {"-h", "-p", "-a", "-n", "-u", "-s", "--user", "--pass",
+                                               "--pattern", "-i", "-r", "--tls", "--cacert"};
+    size_t i = 0;
+    while (i < c.argc() && (is_flag(c.args[i]) || !c.args[i].known())) {
+        const std::string& t = c.arg(i);
+        ++i;
+        if (std::find(std::begin(kValued), std::end(kValued), t) != std::end(kValued)) ++i;
+    }
+    std::string cmd = i < c.argc() ? lower(c.arg(i)) : "";
+    bool computed_keys = (cmd == "del" || cmd == "unlink") &&
+                         std::any_of(c.args.begin() + static_cast<long>(i) + 1, c.args.end(),
+                                     [](const Value& v) { return !v.known() || v.glob; });
+    bool script_sweep = (cmd == "eval" || cmd == "evalsha") &&
+                        std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+                            std::string l = lower(v.text);
+                            return contains(l, "keys") && (contains(l, "del") || contains(l, "unlink"));
+                        });
+    if (computed_keys || script_sweep) {
+        a.hit(Decision::deny, "sql.delete-all",
+              "`redis-cli " + cmd + "` deletes keys found at run time (a KEYS or SCAN sweep), not named ones");
+        return;
+    }
     if (c.in.kind == Stream::Kind::literal) a.sql_text(Value::literal(c.in.text), c.name, c);
     a.hit(Decision::cage, "sql.query", "`redis-cli` changes or reads a key-value store");
 }
 
+// JavaScript given to the mongo shell that drops a database or collection, or empties one.
+bool mongo_destroys(std::string js) {
+    js.erase(std::remove_if(js.begin(), js.end(), [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n'; }),
+             js.end());
+    return contains(js, "dropDatabase") || contains(js, ".drop(") || contains(js, "dropAllUsers") ||
+           contains(js, "deleteMany({})") || contains(js, "remove({})") || contains(js, "deleteMany()") ||
+           contains(js, "dropIndexes(") || contains(js, "\"drop\":") || contains(js, "{drop:");
+}
+
 void mongo_shell(Analyzer& a, Call& c) {
+    std::vector<std::string> code;
     for (size_t i = 0; i < c.argc(); ++i) {
-        if (c.arg(i) == "--eval" && i + 1 < c.argc()) {
-            const std::string& js = c.arg(i + 1);
-            if (contains(js, "dropDatabase") || contains(js, ".drop(") ||
-                contains(js, "deleteMany({})") || contains(js, "remove({})")) {
-                a.hit(Decision::deny, "sql.drop",
-                      "`" + c.name + " --eval` drops or empties collections");
-                return;
-            }
+        const std::string& t = c.arg(i);
+        if (t == "--eval" && i + 1 < c.argc()) code.push_back(c.arg(i + 1));
+        if (t.rfind("--eval=", 0) == 0) code.push_back(t.substr(7));
+    }
+    if (c.in.kind == Stream::Kind::literal) code.push_back(c.in.text);
+    for (const std::string& js : code) {
+        if (mongo_destroys(js)) {
+            a.hit(Decision::deny, "sql.drop", "`" + c.name + "` drops or empties a database or collection");
+            return;
         }
     }
     a.hit(Decision::cage, "sql.query", "`" + c.name + "` runs database commands");
@@ -295,6 +332,8 @@ constexpr auto kSqlPrograms =
                                                 {"duckdb", sql_client},
                                                 {"clickhouse-client", sql_client},
                                                 {"cockroach", sql_client},
+                                                {"cqlsh", sql_client},
+                                                {"sqlcmd", sql_client},
                                                 {"redis-cli", redis_cli},
                                                 {"mongo", mongo_shell},
                                                 {"mongosh", mongo_shell},

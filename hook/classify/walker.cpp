@@ -263,14 +263,20 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
             break;
         case K::function_def: {
             scope.functions.insert_or_assign(c.name, &c);
-            // The body is code too: judge it now (later calls are judged again where they run).
+            // The body is code too: judged where it is called, or at the end when it never is.
             Scope copy = scope;
             copy.positional_known = false;
             copy.positional_guarded = true;  // "some arguments": the calls are judged with theirs
             copy.positional.clear();
-            call_stack.push_back(c.name);
-            for (const shell::Script& b : c.bodies) walk_script(b, copy, Stream());
-            call_stack.pop_back();
+            if (probing > 0) {
+                call_stack.push_back(c.name);
+                for (const shell::Script& b : c.bodies) walk_script(b, copy, Stream());
+                call_stack.pop_back();
+            } else {
+                std::vector<std::string> stack = call_stack;
+                stack.push_back(c.name);
+                deferred_bodies_.push_back({&c, std::move(copy), remote(), std::move(stack)});
+            }
             hit(Decision::allow, "shell.builtin", "defines a function");
             break;
         }
@@ -355,6 +361,7 @@ Stream Analyzer::walk_simple(const shell::Command& c, Scope& scope, const Stream
 void Analyzer::record_output(const std::vector<std::pair<std::string, bool>>& files, const Stream& out, Scope& scope) {
     for (const auto& [f, append] : files) {
         Value file = Value::literal(f);
+        check_written_text(file, out, scope);
         remember_taint(file, out.taint, scope);
         if (append && out.kind == Stream::Kind::literal) {
             // What was there before is not known, but what is appended will run too.
@@ -423,6 +430,7 @@ void Analyzer::call_function(const std::string& name, const shell::Command& fn, 
         return;
     }
     if (call_stack.size() >= 16) return;
+    if (probing == 0) called_functions_.push_back(&fn);
     Scope& scope = *call.scope;
     std::vector<Value> saved = std::move(scope.positional);
     bool saved_known = scope.positional_known;
@@ -438,6 +446,23 @@ void Analyzer::call_function(const std::string& name, const shell::Command& fn, 
     scope.positional_known = saved_known;
     call.out = out.kind == Stream::Kind::none ? Stream::unknown_data() : out;
     hit(Decision::allow, "shell.builtin", "calls function `" + name + "`");
+}
+
+void Analyzer::walk_deferred_bodies() {
+    // Walking a body may define more functions: the list grows while it is read.
+    for (size_t i = 0; i < deferred_bodies_.size(); ++i) {
+        const shell::Command* fn = deferred_bodies_[i].fn;
+        if (std::find(called_functions_.begin(), called_functions_.end(), fn) != called_functions_.end()) continue;
+        called_functions_.push_back(fn);
+        Scope scope = deferred_bodies_[i].scope;
+        std::vector<std::string> saved = std::move(call_stack);
+        call_stack = deferred_bodies_[i].call_stack;
+        bool was = remote();
+        set_remote(deferred_bodies_[i].remote);
+        for (const shell::Script& b : fn->bodies) walk_script(b, scope, Stream());
+        set_remote(was);
+        call_stack = std::move(saved);
+    }
 }
 
 }  // namespace toolcage::classify::detail
