@@ -43,6 +43,7 @@ struct Value {
     // >( … ): the commands that read what the program writes to this file.
     const std::vector<shell::Script>* writes_to = nullptr;
     Taint taint = Taint::none;  // origin of the unknown or computed text
+    bool secret = false;        // holds the environment's text ($(env), an item of env | xargs)
     std::shared_ptr<Stream> procsub;  // <( … ): what reading this file gives
 
     static Value literal(std::string s) {
@@ -359,12 +360,14 @@ bool prints_environment(const Call& c);
 // that deletes (_delete_by_query), is refused as remote destruction.
 void judge_http_request(Analyzer& a, const Call& c, std::string_view method,
                         const std::vector<std::string>& urls);
-// The program sends what it reads on stdin to the network: refused when that is the
-// environment or a credentials file.
-void judge_stdin_sent(Analyzer& a, const Call& c);
+// The program sends its arguments, and what it reads on stdin when `sends_stdin`, to the
+// network: refused when they carry the environment.
+void judge_secrets_sent(Analyzer& a, const Call& c, bool sends_stdin);
 // Interpreter code that reads the whole environment (os.environ, process.env, %ENV) and talks
 // to the network: it sends the tokens out.
 bool code_sends_environment(std::string_view lang, std::string_view code);
+// Interpreter code that sends an HTTP DELETE (requests.delete, method: 'DELETE', Net::HTTP::Delete).
+bool code_deletes_remotely(std::string_view code);
 
 // The generic answers a handler falls back on.
 void handle_readonly(Analyzer& a, Call& c, std::string_view rule);  // allow (plus sudo/path floor)

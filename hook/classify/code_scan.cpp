@@ -751,6 +751,11 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
                 " program reads the whole environment and talks to the network: the tokens and keys in "
                 "it would be published");
     }
+    if (code_deletes_remotely(code.text)) {
+        hit(Decision::deny, "net.remote-delete",
+            "the " + std::string(lang) +
+                " program sends an HTTP DELETE: it deletes data on a server, which no cage protects");
+    }
     std::string home = ctx().home;
     std::string cwd = call.scope->cwd_known ? call.scope->cwd : std::string(1, kUnknown);
     Lang g = lang_of(lang);
@@ -998,7 +1003,7 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
                                                "fromhex", "decode_base64", "unhexlify", "zlib", "marshal", "rot13", "unpack",
                                                // perl/ruby pack("H*"), php's decoders, commands spelled in char codes
                                                "pack", "hex2bin", "base64_decode", "str_rot13", "gzinflate",
-                                               "gzuncompress", "convert_uudecode", "chr", "fromCharCode", "unpack1"};
+                                               "gzuncompress", "convert_uudecode", "chr", "fromCharCode", "unpack1", "char"};
     bool indirect = false, decodes = false;
     for (const Token& t : toks) {
         if (t.kind == Tok::ident) {
@@ -1007,11 +1012,24 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
         }
         if (t.text == "base64" || (t.kind == Tok::str && (t.text == "hex" || t.text == "H*"))) decodes = true;
         if (t.kind == Tok::str) {
+            for (std::string_view s : kDecode) decodes = decodes || t.text == s;  // array_map("chr", …)
             for (const SinkDef& d : defs) {
                 if (d.kind != Sink::eval && t.text == d.name) indirect = true;
             }
         }
     }
+    // A decoder called inside an interpolation ("#{x.pack('H*')}", backticks) is not a token.
+    auto called = [&](std::string_view name) {
+        const std::string& x = code.text;
+        for (size_t at = x.find(name); at != std::string::npos; at = x.find(name, at + 1)) {
+            bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(x[at - 1])) || x[at - 1] == '_');
+            size_t e = at + name.size();
+            bool ends = e >= x.size() || !(std::isalnum(static_cast<unsigned char>(x[e])) || x[e] == '_');
+            if (starts && ends && ((e < x.size() && x[e] == '(') || (at > 0 && x[at - 1] == '.'))) return true;
+        }
+        return false;
+    };
+    for (std::string_view s : kDecode) decodes = decodes || called(s);
     if (decodes && (any_eval || unresolved_command || indirect)) {
         hit(Decision::deny, "interp.obfuscated", "the " + std::string(lang) + " program decodes data and runs it as code");
         return;
@@ -1029,7 +1047,22 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
         // The argument is computed: refuse when the code carries a destructive command or path.
         Decision worst = Decision::allow;
         std::string example;
-        for (const Token& t : toks) {
+        // Literal strings, and literal strings joined by a concatenation ("r" . "m -rf ~").
+        std::vector<Token> strings;
+        for (size_t i = 0; i < toks.size(); ++i) {
+            if (toks[i].kind != Tok::str) continue;
+            strings.push_back(toks[i]);
+            std::string folded = toks[i].text;
+            size_t j = i;
+            while (j + 2 < toks.size() && toks[j + 1].kind == Tok::punct &&
+                   (toks[j + 1].text == "+" || toks[j + 1].text == "." || toks[j + 1].text == "..") &&
+                   toks[j + 2].kind == Tok::str) {
+                folded += toks[j + 2].text;
+                j += 2;
+            }
+            if (j > i) strings.push_back(Token{Tok::str, folded, toks[i].line});
+        }
+        for (const Token& t : strings) {
             if (t.kind != Tok::str || t.text.empty()) continue;
             ++probing;
             Decision saved = probe_max;

@@ -792,8 +792,26 @@ void dispatch(Analyzer& a, Call& c, Git& g, int depth) {
     e->handler(a, c, g);
 }
 
+// GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> given to git (or set earlier in the command) are
+// config overrides like -c.
+void env_config(const Call& c, Git& g) {
+    auto find = [&](const std::string& name) -> const Value* {
+        for (const auto& [n, v] : c.env) {
+            if (n == name) return &v;
+        }
+        auto it = c.scope->vars.find(name);
+        return it == c.scope->vars.end() ? nullptr : &it->second;
+    };
+    for (int n = 0; n < 8; ++n) {
+        const Value* key = find("GIT_CONFIG_KEY_" + std::to_string(n));
+        const Value* value = find("GIT_CONFIG_VALUE_" + std::to_string(n));
+        if (key && key->known()) g.config.insert_or_assign(lower(key->text), value ? value->text : std::string());
+    }
+}
+
 void git_program(Analyzer& a, Call& c) {
     Git g;
+    env_config(c, g);
     size_t i = 0;
     bool override = false;
     for (; i < c.argc(); ++i) {

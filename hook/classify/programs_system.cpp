@@ -471,7 +471,7 @@ void cloud_program(Analyzer& a, Call& c) {
     }
     static const std::string_view kWords[] = {"delete",   "destroy",       "remove", "terminate",
                                               "purge",    "wipe",          "rb",     "rm",
-                                              "pg:reset", "reset-database"};
+                                              "pg:reset", "reset-database", "del"};
     for (const std::string& s : sub) {
         bool del = std::find(std::begin(kWords), std::end(kWords), s) != std::end(kWords) ||
                    s.rfind("delete-", 0) == 0 || s.rfind("terminate-", 0) == 0 ||
@@ -490,6 +490,8 @@ void cloud_program(Analyzer& a, Call& c) {
 void terraform_program(Analyzer& a, Call& c) {
     std::vector<std::string> sub = subcommands(c, 3, {"-chdir"});
     std::string s = sub.empty() ? "" : sub[0];
+    // terragrunt run-all destroy, terragrunt run -- destroy
+    if ((s == "run-all" || s == "run") && sub.size() > 1) s = sub[1];
     if (s == "destroy" || (s == "apply" && any_arg(c, {"-destroy", "--destroy"})) ||
         (s == "state" && sub.size() > 1 && (sub[1] == "rm" || sub[1] == "push")) ||
         (s == "workspace" && sub.size() > 1 && sub[1] == "delete")) {
@@ -605,13 +607,13 @@ void gh_program(Analyzer& a, Call& c) {
                 file.text = file.text.substr(at + 2);
             }
             if (file.text == "-") {
-                judge_stdin_sent(a, c);
+                judge_secrets_sent(a, c, true);
             } else {
                 a.check_read(file, "gh " + s0 + " " + t, *c.scope);
             }
         } else if (takes_files && !is_flag(v) && t != s0 && t != s1) {
             if (t == "-") {
-                judge_stdin_sent(a, c);
+                judge_secrets_sent(a, c, true);
             } else {
                 a.check_read(v, "gh " + s0 + " " + s1, *c.scope);
             }
@@ -679,6 +681,7 @@ void ssh_program(Analyzer& a, Call& c) {
         a.hit(Decision::cage, "ssh.session", "`ssh` without a host");
         return;
     }
+    judge_secrets_sent(a, c, true);
     size_t cmd_at = o.end + 1;
     bool was = a.remote();
     a.set_remote(true);
@@ -764,7 +767,7 @@ void curl_program(Analyzer& a, Call& c) {
             if (v.procsub && v.procsub->secret) {
                 Call from = c;
                 from.in = *v.procsub;
-                judge_stdin_sent(a, from);
+                judge_secrets_sent(a, from, true);
             }
             if (!upload && method.empty()) method = "POST";
         }
@@ -813,7 +816,7 @@ void curl_program(Analyzer& a, Call& c) {
         if (lower(u).rfind("file://", 0) == 0)
             a.check_read(Value::literal(u.substr(7)), "curl file://", *c.scope);
     }
-    if (sends_stdin) judge_stdin_sent(a, c);
+    judge_secrets_sent(a, c, sends_stdin);
     judge_http_request(a, c, method, urls);
     if (to_stdout) c.out = Stream::unknown_data(Taint::remote);
     a.hit(Decision::cage, "net.fetch", "`curl` talks to the network");
@@ -837,6 +840,7 @@ void wget_program(Analyzer& a, Call& c) {
     bool named = false;
     std::string dir = ".";
     std::string method;
+    bool sends_stdin = false;
     std::vector<std::string> urls;
     for (size_t k : o.operands) urls.push_back(c.arg(k));
     for (const Opts::Flag& f : o.flags) {
@@ -846,7 +850,7 @@ void wget_program(Analyzer& a, Call& c) {
         if (method.empty() && (n.rfind("--post-", 0) == 0 || n.rfind("--body-", 0) == 0)) method = "POST";
         if ((n == "--post-file" || n == "--body-file") &&
             (v.text == "-" || v.text == "/dev/stdin" || v.text == "/dev/fd/0")) {
-            judge_stdin_sent(a, c);
+            sends_stdin = true;
         }
         if (n == "-O" || n.rfind("--output-d", 0) == 0) {
             named = true;
@@ -877,6 +881,7 @@ void wget_program(Analyzer& a, Call& c) {
             remember_download(a, c, Value::literal(url_basename(c.arg(k))));
         }
     }
+    judge_secrets_sent(a, c, sends_stdin);
     judge_http_request(a, c, method, urls);
     if (to_stdout) c.out = Stream::unknown_data(Taint::remote);
     a.hit(Decision::cage, "net.fetch", "`wget` downloads from the network");
@@ -891,17 +896,21 @@ void net_stdout_program(Analyzer& a, Call& c) {
         if (v.text == "--ignore-stdin" || v.text == "-I") ignores_stdin = true;
         if (!is_flag(v)) operands.push_back(v.text);
     }
-    if (!ignores_stdin && c.name != "aria2c" && c.name != "lynx" && c.name != "w3m" && c.name != "fetch")
-        judge_stdin_sent(a, c);
+    judge_secrets_sent(a, c,
+                       !ignores_stdin && c.name != "aria2c" && c.name != "lynx" && c.name != "w3m" && c.name != "fetch");
     if (httpie && !operands.empty()) {
         // http [METHOD] URL [items]: the method is a word of letters before the URL.
+        // (an option's value, such as -a user:pw, may come before it).
         static const std::string_view kMethods[] = {"get", "head", "post", "put", "patch", "delete", "options"};
-        std::string first = lower(operands[0]);
-        bool has_method =
-            std::find(std::begin(kMethods), std::end(kMethods), first) != std::end(kMethods) && operands.size() > 1;
-        bool has_items = operands.size() > (has_method ? 2u : 1u);
-        std::string method = has_method ? first : (has_items ? "post" : "get");
-        judge_http_request(a, c, method, {operands[has_method ? 1 : 0]});
+        size_t m = 0;
+        while (m + 1 < operands.size() &&
+               std::find(std::begin(kMethods), std::end(kMethods), lower(operands[m])) == std::end(kMethods))
+            ++m;
+        bool has_method = m + 1 < operands.size();
+        std::string method = has_method ? lower(operands[m]) : (operands.size() > 1 ? "post" : "get");
+        std::vector<std::string> urls;
+        for (size_t k = has_method ? m + 1 : 0; k < operands.size(); ++k) urls.push_back(operands[k]);
+        judge_http_request(a, c, method, urls);
     }
     for (size_t i = 0; i < c.argc(); ++i) {
         const std::string& t = c.arg(i);
@@ -934,6 +943,7 @@ void openssl_program(Analyzer& a, Call& c) {
     bool decode =
         std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "-d"; });
     if (sub == "s_client") {
+        judge_secrets_sent(a, c, true);
         c.out = Stream::unknown_data(Taint::remote);
         a.hit(Decision::cage, "net.fetch", "`openssl s_client` talks to the network");
         return;
@@ -1023,6 +1033,11 @@ constexpr auto kSystemPrograms = sorted_by_name(std::to_array<ProgramEntry>({
     {"firebase", cloud_program},
     {"eksctl", cloud_program},
     {"bq", cloud_program},
+    {"s3cmd", cloud_program},
+    {"etcdctl", cloud_program},
+    {"consul", cloud_program},
+    {"vault", cloud_program},
+    {"influx", cloud_program},
     {"terraform", terraform_program},
     {"tofu", terraform_program},
     {"terragrunt", terraform_program},

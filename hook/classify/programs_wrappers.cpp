@@ -377,6 +377,7 @@ std::vector<Value> items_from(const Stream& in, char delim, bool lines) {
         for (std::string& w : words) {
             Value v = Value::literal(std::move(w));
             v.taint = std::max(Taint::computed, item_taint);
+            v.secret = in.secret;
             items.push_back(std::move(v));
         }
         if (items.size() > 64) items.resize(64);
@@ -384,6 +385,7 @@ std::vector<Value> items_from(const Stream& in, char delim, bool lines) {
     }
     if (in.kind == Stream::Kind::paths) return in.paths;
     items.push_back(Value::unknown_value(false, in.taint == Taint::filtered ? Taint::computed : in.taint));
+    items.back().secret = in.secret;
     return items;
 }
 

@@ -3,6 +3,7 @@
 // environment (tokens, keys) sent to the network publishes it. Both are refused, whatever
 // wrapper, pipe or filter (base64, gzip) they come through.
 #include <algorithm>
+#include <cctype>
 
 #include "hook/classify/analyzer.h"
 #include "hook/classify/text.h"
@@ -147,8 +148,24 @@ bool code_sends_environment(std::string_view lang, std::string_view code) {
     return false;
 }
 
-void judge_stdin_sent(Analyzer& a, const Call& c) {
-    if (!c.in.secret) return;
+bool code_deletes_remotely(std::string_view code) {
+    std::string t;
+    for (char ch : code) {
+        if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    for (std::string_view w : {"requests.delete(", "httpx.delete(", "session.delete(", "axios.delete(", "method:'delete'",
+                               "method:\"delete\"", "method='delete'", "method=\"delete\"", "method:`delete`",
+                               "net::http::delete", "->delete(", "http::tiny->new->delete", "customrequest,'delete'",
+                               "customrequest,\"delete\"", "request(\"delete\"", "request('delete'",
+                               "_delete_by_query"}) {
+        if (contains(t, w)) return true;
+    }
+    return false;
+}
+
+void judge_secrets_sent(Analyzer& a, const Call& c, bool sends_stdin) {
+    bool in_args = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.secret; });
+    if (!(sends_stdin && c.in.secret) && !in_args) return;
     a.hit(Decision::deny, "secret.exfiltrate",
           "`" + c.via + c.name +
               "` sends the environment (its tokens and keys) to the network: published credentials "

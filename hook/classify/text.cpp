@@ -389,6 +389,7 @@ Value substitute_placeholder(const Value& word, std::string_view placeholder, co
         pos = at + placeholder.size();
     }
     out.text.append(word.text, pos, std::string::npos);
+    out.secret = out.secret || with.secret;
     if (with.unknown) {
         out.guarded = out.unknown ? (out.guarded && with.guarded) : with.guarded;
         out.unknown = true;

@@ -30,6 +30,7 @@ struct FieldBuilder {
         }
         cur.alt_unknown = cur.alt_unknown || v.alt_unknown;
         if (v.taint > cur.taint) cur.taint = v.taint;
+        cur.secret = cur.secret || v.secret;
         cur.glob = cur.glob || v.glob;
         if (v.procsub) cur.procsub = v.procsub;
         if (v.writes_to) cur.writes_to = v.writes_to;
@@ -222,10 +223,13 @@ Value Analyzer::part_value(const shell::WordPart& p, Scope& scope) {
             if (out.kind == Stream::Kind::literal) {
                 Value v = Value::literal(strip_newlines(out.text));
                 v.taint = std::max(out.taint, Taint::computed);
+                v.secret = out.secret;
                 return v;
             }
             if (out.kind == Stream::Kind::paths && out.paths.size() == 1) return out.paths[0];
-            return Value::unknown_value(false, out.taint);
+            Value v = Value::unknown_value(false, out.taint);
+            v.secret = out.secret;
+            return v;
         }
         case PartKind::arithmetic: {
             for (const shell::Script& s : p.subs) capture(s, scope);
