@@ -293,8 +293,9 @@ private:
     Stream capture(const shell::Script& s, Scope& scope);
 
     // Function bodies are judged where they are called, with the variables of that moment (a
-    // cleanup function may name a variable assigned after it); a body never called is judged
-    // at the end with the variables of its definition.
+    // cleanup function may name a variable assigned after it), and at the end: with the
+    // command's last variables when the function is still defined there (an EXIT trap runs it
+    // then), else, when nothing called it, with the variables of its definition.
     struct DeferredBody {
         const shell::Command* fn;
         Scope scope;
@@ -303,7 +304,7 @@ private:
     };
     std::vector<DeferredBody> deferred_bodies_;
     std::vector<const shell::Command*> called_functions_;
-    void walk_deferred_bodies();
+    void walk_deferred_bodies(const Scope& last);
 
     const Place* local_;   // the call's machine, normalized (cached per thread)
     const Place* remote_;  // another host's: no workspace, home is the cwd

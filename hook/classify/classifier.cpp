@@ -136,7 +136,7 @@ Verdict Analyzer::classify(const std::string& command) {
     scope.cwd = local_->ctx.cwd;
     scope.cwd_known = !scope.cwd.empty();
     walk_script(owned_.back().script, scope, Stream());
-    walk_deferred_bodies();
+    walk_deferred_bodies(scope);
     return finish();
 }
 

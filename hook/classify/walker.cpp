@@ -263,7 +263,7 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
             break;
         case K::function_def: {
             scope.functions.insert_or_assign(c.name, &c);
-            // The body is code too: judged where it is called, or at the end when it never is.
+            // The body is code too: judged where it is called, and at the end (walk_deferred_bodies).
             Scope copy = scope;
             copy.positional_known = false;
             copy.positional_guarded = true;  // "some arguments": the calls are judged with theirs
@@ -448,13 +448,22 @@ void Analyzer::call_function(const std::string& name, const shell::Command& fn, 
     hit(Decision::allow, "shell.builtin", "calls function `" + name + "`");
 }
 
-void Analyzer::walk_deferred_bodies() {
+void Analyzer::walk_deferred_bodies(const Scope& last) {
     // Walking a body may define more functions: the list grows while it is read.
     for (size_t i = 0; i < deferred_bodies_.size(); ++i) {
         const shell::Command* fn = deferred_bodies_[i].fn;
-        if (std::find(called_functions_.begin(), called_functions_.end(), fn) != called_functions_.end()) continue;
+        auto defined = last.functions.find(fn->name);
+        bool still_defined = defined != last.functions.end() && defined->second == fn;
+        bool called = std::find(called_functions_.begin(), called_functions_.end(), fn) != called_functions_.end();
+        if (called && !still_defined) continue;
         called_functions_.push_back(fn);
         Scope scope = deferred_bodies_[i].scope;
+        if (still_defined) {
+            scope = last;
+            scope.positional_known = false;
+            scope.positional_guarded = true;
+            scope.positional.clear();
+        }
         std::vector<std::string> saved = std::move(call_stack);
         call_stack = deferred_bodies_[i].call_stack;
         bool was = remote();

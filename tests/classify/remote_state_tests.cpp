@@ -255,5 +255,9 @@ TEST_CASE("functions: a cleanup trap judged with the variables it will see", "[c
         {"f() { rm -rf ~; }", Decision::deny},
         {"f() { rm -rf \"$1\"; }; D=/; f \"$D\"", Decision::deny},
         {"f() { rm -rf \"$X\"; }; X=$(mktemp -d); X=/etc; f", Decision::deny},
+        // An EXIT trap runs the function at the end, with the variables of that moment
+        {"cleanup() { rm -rf \"$D\"; }; D=$(mktemp -d); trap cleanup EXIT; D=/", Decision::deny},
+        {"cleanup() { rm -rf \"$D\"; }; D=$(mktemp -d); trap cleanup EXIT; cd /; D=$HOME", Decision::deny},
+        {"setup() { T=$(mktemp -d); }; cleanup() { rm -rf \"$T\"; }; setup; trap cleanup EXIT", Decision::cage},
     });
 }
