@@ -602,8 +602,8 @@ void gh_program(Analyzer& a, Call& c) {
             i + 1 < c.argc()) {
             Value file = c.args[i + 1];
             size_t at = file.text.find("=@");
-            if (t == "-F" || t == "--field") {
-                if (s0 != "api" || at == std::string::npos) continue;
+            if (t == "--field" || (t == "-F" && s0 == "api")) {  // elsewhere -F is --body-file
+                if (at == std::string::npos) continue;
                 file.text = file.text.substr(at + 2);
             }
             if (file.text == "-") {

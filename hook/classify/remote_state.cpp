@@ -51,25 +51,27 @@ bool deleting_endpoint(const std::string& url, bool writes) {
 
 bool prints_environment(const Call& c) {
     const std::string& n = c.name;
-    auto operands = [&]() {
-        std::vector<const Value*> out;
-        for (const Value& v : c.args) {
-            if (!is_flag(v)) out.push_back(&v);
-        }
-        return out;
-    };
     if (n == "env") {
         // env without a command (NAME=VALUE and options only) prints the environment.
-        for (const Value* v : operands()) {
-            if (v->text.find('=') == std::string::npos) return false;
+        for (size_t i = 0; i < c.argc(); ++i) {
+            const std::string& t = c.arg(i);
+            if (t == "-u" || t == "--unset" || t == "-C" || t == "--chdir") {
+                ++i;
+                continue;
+            }
+            if (!is_flag(c.args[i]) && t.find('=') == std::string::npos) return false;
         }
         return true;
     }
     if (n == "printenv") {
-        std::vector<const Value*> ops = operands();
-        return ops.empty() || std::any_of(ops.begin(), ops.end(), [](const Value* v) {
-                   return !v->known() || secret_name(v->text);
-               });
+        // Every variable, or one whose name says it is a credential (printenv GITHUB_TOKEN).
+        bool named = false;
+        for (const Value& v : c.args) {
+            if (is_flag(v)) continue;
+            named = true;
+            if (!v.known() || secret_name(v.text)) return true;
+        }
+        return !named;
     }
     if (n == "set") return c.args.empty();
     if (n == "export" || n == "declare" || n == "typeset") {
