@@ -268,7 +268,12 @@ void redis_cli(Analyzer& a, Call& c) {
     std::string cmd = i < c.argc() ? lower(c.arg(i)) : "";
     bool computed_keys = (cmd == "del" || cmd == "unlink") &&
                          std::any_of(c.args.begin() + static_cast<long>(i) + 1, c.args.end(),
-                                     [](const Value& v) { return !v.known() || v.glob; });
+                                     [](const Value& v) {
+                                         // "session:$ID" names one key; a whole run-time word
+                                         // (xargs' items, an unquoted $(…)) is a listing.
+                                         bool whole = v.unknown && v.text.find_first_not_of(kUnknown) == std::string::npos;
+                                         return whole || v.splits || v.glob;
+                                     });
     bool script_sweep = (cmd == "eval" || cmd == "evalsha") &&
                         std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
                             std::string l = lower(v.text);

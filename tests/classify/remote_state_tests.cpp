@@ -88,6 +88,8 @@ TEST_CASE("remote state: database shells given a destructive statement", "[class
         {"mongosh app --eval 'db.users.countDocuments()'", Decision::cage, "sql.query"},
         {"redis-cli GET foo", Decision::cage, "sql.query"},
         {"redis-cli DEL session:42", Decision::cage, "sql.query"},
+        {"redis-cli -h cache DEL \"session:$ID\"", Decision::cage, "sql.query"},
+        {"redis-cli DEL $(redis-cli KEYS 'tmp:*')", Decision::deny, "sql.delete-all"},
         {"redis-cli --scan --pattern 'session:*' | head", Decision::cage},
     });
 }
