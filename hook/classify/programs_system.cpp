@@ -586,7 +586,8 @@ void gh_program(Analyzer& a, Call& c) {
     if ((s0 == "release" &&
          (s1 == "create" || s1 == "delete" || s1 == "upload" || s1 == "delete-asset")) ||
         (s0 == "repo" && (s1 == "delete" || s1 == "archive")) ||
-        (s0 == "secret" && s1 == "delete")) {
+        // issues, labels, secrets, keys, codespaces, runs: GitHub keeps no copy (caches are rebuilt)
+        (s1 == "delete" && s0 != "cache")) {
         a.hit(Decision::deny, "publish.release",
               "`gh " + s0 + " " + s1 + "` publishes or deletes on GitHub");
         return;

@@ -354,7 +354,7 @@ constexpr RuleInfo kRules[] = {
      "npm publish, cargo publish, twine upload, ...",
      "it publishes a package"},
     {"publish.release", "deny",
-     "gh release create and similar",
+     "gh release create/upload, gh repo delete/archive, gh issue/label/secret/... delete, gh api -X DELETE",
      "it publishes a release"},
     {"publish.visibility", "deny",
      "gh repo edit --visibility public, gh api setting private=false, gh repo create --public --push",

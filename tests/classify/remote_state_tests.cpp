@@ -53,6 +53,8 @@ TEST_CASE("remote state: GitHub repositories deleted or made public", "[classify
         {"gh api --method PATCH repos/o/r -F private=false", Decision::deny, "publish.visibility"},
         {"gh repo create o/r --public --source=. --push", Decision::deny, "publish.visibility"},
         {"gh repo delete owner/repo --yes", Decision::deny},
+        {"gh issue delete 12 --yes", Decision::deny, "publish.release"},
+        {"gh label delete bug --yes", Decision::deny, "publish.release"},
         {"gh api -X DELETE repos/o/r", Decision::deny},
         {"gh api repos/o/r/git/refs/heads/main --method=delete", Decision::deny},
         // Everyday neighbours
@@ -62,6 +64,8 @@ TEST_CASE("remote state: GitHub repositories deleted or made public", "[classify
         {"gh repo create o/scratch --private", Decision::cage, "net.service"},
         {"gh api repos/o/r", Decision::cage, "net.service"},
         {"gh pr create --fill", Decision::cage, "net.service"},
+        {"gh cache delete --all", Decision::cage, "net.service"},
+        {"gh issue list --label bug", Decision::cage, "net.service"},
     });
 }
 
