@@ -449,14 +449,17 @@ void Analyzer::call_function(const std::string& name, const shell::Command& fn, 
 }
 
 void Analyzer::walk_deferred_bodies(const Scope& last) {
-    // Walking a body may define more functions: the list grows while it is read.
+    // Walking a body may define more functions: the list grows while it is read. A definition
+    // met several times (a function defining another, called twice) is walked once.
+    std::vector<const shell::Command*> done;
     for (size_t i = 0; i < deferred_bodies_.size(); ++i) {
         const shell::Command* fn = deferred_bodies_[i].fn;
+        if (std::find(done.begin(), done.end(), fn) != done.end()) continue;
         auto defined = last.functions.find(fn->name);
         bool still_defined = defined != last.functions.end() && defined->second == fn;
         bool called = std::find(called_functions_.begin(), called_functions_.end(), fn) != called_functions_.end();
         if (called && !still_defined) continue;
-        called_functions_.push_back(fn);
+        done.push_back(fn);
         Scope scope = deferred_bodies_[i].scope;
         if (still_defined) {
             scope = last;

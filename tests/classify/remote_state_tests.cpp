@@ -269,5 +269,7 @@ TEST_CASE("functions: a cleanup trap judged with the variables it will see", "[c
         {"cleanup() { rm -rf \"$D\"; }; D=$(mktemp -d); trap cleanup EXIT; D=/", Decision::deny},
         {"cleanup() { rm -rf \"$D\"; }; D=$(mktemp -d); trap cleanup EXIT; cd /; D=$HOME", Decision::deny},
         {"setup() { T=$(mktemp -d); }; cleanup() { rm -rf \"$T\"; }; setup; trap cleanup EXIT", Decision::cage},
+        {"f() { g() { rm -rf \"$1\"; }; }; f; f; g /tmp/x", Decision::cage},
+        {"f() { g() { rm -rf ~; }; }; f", Decision::deny},
     });
 }
