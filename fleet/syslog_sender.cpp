@@ -7,6 +7,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -126,10 +127,13 @@ SendResult send_syslog(const SyslogTarget& target, const std::vector<std::string
     }
     std::size_t off = 0;
     while (off < buf.size()) {
-        ssize_t n = ::send(s.fd, buf.data() + off, buf.size() - off, MSG_NOSIGNAL);
+        // At most 256 KiB a call, so that the deadline is looked at between them.
+        ssize_t n = ::send(s.fd, buf.data() + off, std::min<std::size_t>(buf.size() - off, 256 * 1024), MSG_NOSIGNAL);
         if (n > 0) {
             off += static_cast<std::size_t>(n);
-            continue;
+            if (off == buf.size() || Clock::now() < deadline) continue;  // a slow reader: the budget still holds
+            errno = ETIMEDOUT;
+            n = -1;
         }
         if (n < 0 && (errno == EAGAIN || errno == EINTR) && wait_for(s.fd, POLLOUT, deadline)) continue;
         res.error = n < 0 ? syscall_error("send(" + where + ")", errno)

@@ -268,5 +268,24 @@ class RsyslogCollector(unittest.TestCase):
         self.assert_valid(events)
 
 
+RUNUSER = shutil.which("runuser", path="/usr/sbin:/usr/bin:/sbin:/bin")
+
+
+@unittest.skipUnless(os.geteuid() == 0 and RUNUSER and not os.environ.get("TOOLCAGE_FLEET_AS"),
+                     "runs as root only: the same tests again as nobody")
+class AsNobody(unittest.TestCase):
+    def test_the_collector_tests_pass_as_nobody(self):
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "TOOLCAGE_BIN": BIN, "TOOLCAGE_RELAY_BIN": RELAY_BIN,
+               "TOOLCAGE_FLEET_AS": "nobody", "LANG": "C.UTF-8"}
+        # Debian's python3 (with python3-jsonschema): an interpreter under root's home is not
+        # nobody's to run.
+        r = subprocess.run([RUNUSER, "-u", "nobody", "--", "/usr/bin/python3", "-m", "unittest",
+                            "rsyslog_test.RsyslogCollector"], cwd=HERE, env=env, capture_output=True, text=True,
+                           timeout=500)
+        self.assertEqual(r.returncode, 0, r.stderr[-4000:])
+        self.assertIn("OK", r.stderr)
+        self.assertNotIn("skipped", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
