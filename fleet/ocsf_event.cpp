@@ -104,6 +104,14 @@ json process_of(const std::string& command, const std::string& kind) {
     return p;
 }
 
+// What a decision's line says that OCSF has no place for: who asked, in which session, how.
+json decision_unmapped(const json& l) {
+    json u = json::object();
+    for (const char* k : {"verdict", "agent", "profile", "policy", "session", "tool", "kind", "step", "mode"})
+        if (!str(l, k).empty()) u[k] = str(l, k);
+    return u;
+}
+
 // deny and ask (and, in audit mode, what would have been): a finding naming the rule.
 json detection_finding(const json& l, long long t, const std::string& uid, const std::string& time,
                        const EventSource& src) {
@@ -138,18 +146,9 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     e["actor"] = actor_app(tamper ? "toolcage run" : str(l, "agent"));
     const std::string command = str(l, "command");
     if (!command.empty()) e["evidences"] = {{{"process", process_of(command, str(l, "kind"))}}};
-    e["unmapped"] = compact({{"verdict", verdict},
-                             {"agent", str(l, "agent")},
-                             {"profile", str(l, "profile")},
-                             {"policy", str(l, "policy")},
-                             {"session", str(l, "session")},
-                             {"tool", str(l, "tool")},
-                             {"kind", str(l, "kind")},
-                             {"step", str(l, "step")},
-                             {"mode", str(l, "mode")},
-                             {"path", str(l, "path")},
-                             {"change", str(l, "change")},
-                             {"workspace", str(l, "workspace")}});
+    e["unmapped"] = decision_unmapped(l);
+    for (const char* k : {"path", "change", "workspace"})  // a tamper line's
+        if (!str(l, k).empty()) e["unmapped"][k] = str(l, k);
     return e;
 }
 
@@ -175,15 +174,7 @@ json decision_launch(const json& l, long long t, const std::string& uid, const s
     e["message"] = verdict + (rule.empty() ? "" : " (" + rule + ")") +
                    (str(l, "reason").empty() ? "" : ": " + str(l, "reason"));
     if (!rule.empty()) e["firewall_rule"] = {{"uid", rule}, {"name", rule}, {"type", "hook"}};
-    e["unmapped"] = compact({{"verdict", verdict},
-                             {"agent", str(l, "agent")},
-                             {"profile", str(l, "profile")},
-                             {"policy", str(l, "policy")},
-                             {"session", str(l, "session")},
-                             {"tool", str(l, "tool")},
-                             {"kind", kind},
-                             {"step", str(l, "step")},
-                             {"mode", str(l, "mode")}});
+    e["unmapped"] = decision_unmapped(l);
     if (l.contains("us") && l["us"].is_number_integer()) e["unmapped"]["hook_us"] = l["us"];
     return e;
 }
