@@ -40,21 +40,25 @@ def free_port():
 class Collector:
     """rsyslogd in the foreground with its own configuration, pid file and work directory."""
 
-    def __init__(self, root, port):
-        self.root, self.port = root, port
+    def __init__(self, root, port, unix_socket=None):
+        self.root, self.port, self.unix_socket = root, port, unix_socket
         self.out = os.path.join(root, "events.log")
         self.work = os.path.join(root, "rsyslog-work")
         os.makedirs(self.work, exist_ok=True)
         self.conf = os.path.join(root, "rsyslog.conf")
+        # A unix socket as /dev/log is read: imuxsock, with the RFC 5424 header parsed.
+        source = (f'module(load="imuxsock" SysSock.Use="off")\n'
+                  f'input(type="imuxsock" Socket="{unix_socket}" useSpecialParser="off" parseHostname="on" '
+                  f'ruleset="fleet")' if unix_socket else
+                  f'module(load="imtcp")\ninput(type="imtcp" address="127.0.0.1" port="{port}" ruleset="fleet")')
         with open(self.conf, "w") as f:
             f.write(f"""
 global(workDirectory="{self.work}" maxMessageSize="64k")
-module(load="imtcp")
 template(name="ocsf" type="string" string="%msg%\\n")
 ruleset(name="fleet") {{
   action(type="omfile" file="{self.out}" template="ocsf")
 }}
-input(type="imtcp" address="127.0.0.1" port="{port}" ruleset="fleet")
+{source}
 """)
         self.proc = None
 
@@ -68,7 +72,11 @@ input(type="imtcp" address="127.0.0.1" port="{port}" ruleset="fleet")
         deadline = time.time() + 10
         while time.time() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                if self.unix_socket:
+                    if not os.path.exists(self.unix_socket):
+                        raise OSError("not yet")
+                else:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
                 return
             except OSError:
                 if self.proc.poll() is not None:
@@ -248,6 +256,21 @@ class RsyslogCollector(unittest.TestCase):
         self.assert_valid(events)
         print(f"\nkilled: {waiting} waited and were sent later, {lost} lost in flight; "
               f"slowest call {max(times) * 1000:.0f} ms", file=sys.stderr)
+
+    def test_a_unix_datagram_socket_as_dev_log(self):
+        self.collector.stop()
+        sock = os.path.join(self.root, "log.sock")
+        with open(os.path.join(os.path.dirname(os.path.dirname(self.bin)), "share", "toolcage", "fleet.json"), "w") as f:
+            json.dump({"log": {"syslog": f"unix:{sock}"}}, f)
+        self.collector = Collector(self.root, 0, unix_socket=sock)
+        self.collector.start()
+        for command in ("rm -rf ~", "ls", "git push --force origin main"):
+            self.hook(command)
+        events = self.collector.wait_for(3)
+        self.assertEqual(len(events), 3)
+        self.assertEqual(sorted(e["metadata"]["uid"] for e in events),
+                         sorted(e["metadata"]["uid"] for e in self.ocsf_from_log()[0]))
+        self.assert_valid(events)
 
     def test_relay_connections_are_network_activity(self):
         if not os.path.exists(os.path.join(os.path.dirname(self.bin), "toolcage-relay")):
