@@ -105,10 +105,7 @@ void print_stats(const LogStats& s, const std::string& path) {
     print_counts("by program", s.by_program, 25);
 }
 
-int run_log(LogOptions o) {
-    if (o.format == "json") o.json = true;
-    const bool ocsf = o.format == "ocsf";  // the matching lines as OCSF events, one a line
-    if (ocsf) o.json = true;
+int run_log(const LogOptions& o) {
     std::string path = o.file.empty() ? decision_log_path() : o.file;
     if (path.empty())
         throw Error("log: no decision log can be named; set TOOLCAGE_LOG or HOME, or pass --file");
@@ -163,7 +160,7 @@ int run_log(LogOptions o) {
     }
     if (o.json) {
         for (const auto& l : raw) {
-            if (!ocsf) {
+            if (o.format != "ocsf") {
                 std::cout << l << '\n';
             } else if (auto e = fleet::ocsf_event(l, fleet::this_source())) {
                 std::cout << e->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -215,7 +212,10 @@ Subcommand add_log_command(CLI::App& app) {
     sub->add_option("-n,--limit", o->limit, "How many recent entries to show (default 20)")
         ->check(CLI::PositiveNumber);
     sub->add_flag("--all", o->all, "Show every matching entry");
-    return {sub, [o] { return run_log(*o); }};
+    return {sub, [o] {
+        if (o->format != "table") o->json = true;  // json and ocsf print the matching lines
+        return run_log(*o);
+    }};
 }
 
 }  // namespace toolcage::cli
