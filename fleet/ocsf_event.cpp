@@ -50,6 +50,11 @@ std::string str(const json& j, const char* key) {
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+bool flag(const json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 long long num(const json& j, const char* key) {
     auto it = j.find(key);
     return it != j.end() && it->is_number_integer() ? it->get<long long>() : 0;
@@ -123,7 +128,7 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     set(e, "status", {1, "New"});
     if (tamper) {
         set(e, "action", kObserved);
-        bool undone = l.value("undone", false);
+        bool undone = flag(l, "undone");
         set(e, "disposition", undone ? kRestored : kDetected);
     } else if (audit) {
         set(e, "action", kObserved);  // audit mode: the agent was answered allow
@@ -194,11 +199,11 @@ json step_end(const json& l, long long t, const std::string& uid, const std::str
     e["actor"] = actor_app("toolcage run");
     std::string detail;
     for (const auto& r : refusals) {
-        std::string what = r.is_object() ? r.value("access", "") + " " + r.value("target", "") : r.dump();
+        std::string what = r.is_object() ? str(r, "access") + " " + str(r, "target") : r.dump();
         detail += (detail.empty() ? "refused: " : "; ") + what;
     }
     if (!detail.empty()) e["status_detail"] = detail;
-    e["message"] = std::string(l.value("read_only", false) ? "read-only step" : "caged step") +
+    e["message"] = std::string(flag(l, "read_only") ? "read-only step" : "caged step") +
                    " exited with status " + std::to_string(status) +
                    (refusals.empty() ? "" : ", " + std::to_string(refusals.size()) + " refused");
     e["unmapped"] = compact({{"step", str(l, "step")},

@@ -43,18 +43,23 @@ std::string header_field(const std::string& s, std::size_t max) {
     return out.empty() ? "-" : out;
 }
 
+long long integer(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_number_integer() ? it->get<long long>() : 0;
+}
+
 }  // namespace
 
 std::string syslog_message(const nlohmann::json& event, const std::string& hostname, long pid) {
-    int sev = syslog_severity(event.value("severity_id", 0));
+    int sev = syslog_severity(static_cast<int>(integer(event, "severity_id")));
     std::string msgid = "ocsf";
-    switch (event.value("class_uid", 0)) {
+    switch (integer(event, "class_uid")) {
         case 2004: msgid = "detection_finding"; break;
         case 1007: msgid = "process_activity"; break;
         case 4001: msgid = "network_activity"; break;
         default: break;
     }
-    return "<" + std::to_string(kFacility * 8 + sev) + ">1 " + timestamp(event.value("time", 0LL)) + " " +
+    return "<" + std::to_string(kFacility * 8 + sev) + ">1 " + timestamp(integer(event, "time")) + " " +
            header_field(hostname, 255) + " toolcage " + std::to_string(pid) + " " + msgid + " - " +
            event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

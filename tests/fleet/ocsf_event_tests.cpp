@@ -182,3 +182,31 @@ TEST_CASE("times are milliseconds since the epoch") {
     CHECK_FALSE(epoch_ms("2026-13-30T18:44:17.123Z"));
     CHECK_FALSE(epoch_ms("2026-11-30T18:44:17.12xZ"));
 }
+
+TEST_CASE("a line with fields of the wrong type still gives an event; bytes that are not UTF-8 none") {
+    // Log lines hold what the agent sent (commands, paths) and what a step printed: any bytes.
+    const std::string lines[] = {
+        R"({"time":"2026-11-30T18:00:00.000Z","verdict":"deny","rule":7,"reason":null,"command":["rm"],"agent":{}})",
+        R"({"time":"2026-11-30T18:00:00.000Z","event":"step","status":"7","refusals":{"a":1},"read_only":"yes"})",
+        R"({"time":"2026-11-30T18:00:00.000Z","event":"step","status":1,"refusals":[1,"x",null]})",
+        R"({"time":"2026-11-30T18:00:00.000Z","event":"connect","verdict":"deny","port":99999999999,"client":"::::","ms":-1})",
+        R"({"time":"2026-11-30T18:00:00.000Z","event":"connect","verdict":"allow","port":-3,"client":"1.2.3.4:notaport"})",
+    };
+    // The log's writers replace bytes that are not UTF-8; a line that still has them is not
+    // JSON, and gives no event rather than an exception.
+    CHECK_FALSE(ocsf_event("{\"time\":\"2026-11-30T18:00:00.000Z\",\"verdict\":\"allow\",\"command\":\"ls \xff\xfe\"}",
+                           kSource));
+    for (const auto& line : lines) {
+        INFO(line);
+        std::optional<nlohmann::json> e;
+        REQUIRE_NOTHROW(e = ocsf_event(line, kSource));
+        REQUIRE(e.has_value());
+        std::string text;
+        REQUIRE_NOTHROW(text = e->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        CHECK(nlohmann::json::parse(text)["metadata"]["uid"].get<std::string>().size() == 36);
+        if ((*e)["class_uid"] == 4001 && (*e)["dst_endpoint"].contains("port")) {
+            CHECK((*e)["dst_endpoint"]["port"] >= 1);
+            CHECK((*e)["dst_endpoint"]["port"] <= 65535);
+        }
+    }
+}
