@@ -58,6 +58,7 @@ packages=(
     libbenchmark-dev
     curl openssl python3 util-linux procps iproute2
     clang libclang-rt-14-dev hyperfine bubblewrap time
+    rsyslog python3-jsonschema
     cargo
 )
 # Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from

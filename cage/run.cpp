@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -620,6 +621,18 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
                         {"landlock_abi", step.abi},
                         {"status", status},
                         {"command", command}};
+    // The step's id: the one its relay tags its lines with, so that the fleet's events of a
+    // step and of its connections share it; a fresh one for a step without a relay.
+    std::string id = step.relay.relay ? step.relay.relay->step_id : std::string();
+    if (id.empty()) {
+        unsigned char b[8] = {};
+        if (::getrandom(b, sizeof b, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof b))
+            for (unsigned char c : b) {
+                id += "0123456789abcdef"[c >> 4];
+                id += "0123456789abcdef"[c & 15];
+            }
+    }
+    if (!id.empty()) j["step"] = id;
     if (!step.refusals.empty()) {
         j["refusals"] = nlohmann::json::array();
         for (const auto& r : step.refusals) j["refusals"].push_back(refusal_json(r));

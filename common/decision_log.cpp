@@ -31,7 +31,11 @@ std::string make_dirs(const std::string& dir) {
     return "";
 }
 
+LogForwarder g_forwarder = nullptr;
+
 }  // namespace
+
+void set_log_forwarder(LogForwarder forwarder) { g_forwarder = forwarder; }
 
 std::string decision_log_path() {
     if (const char* p = std::getenv("TOOLCAGE_LOG"); p && *p) return p;
@@ -55,8 +59,9 @@ std::string now_iso8601() {
     return out;
 }
 
-std::string append_to_decision_log(const std::vector<std::string>& lines) {
-    std::string path = decision_log_path();
+namespace {
+
+std::string append_lines(const std::string& path, const std::vector<std::string>& lines) {
     if (path.empty()) return "no decision log can be named (set TOOLCAGE_LOG or HOME)";
     std::size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0) {
@@ -79,6 +84,15 @@ std::string append_to_decision_log(const std::vector<std::string>& lines) {
         }
     }
     ::close(fd);
+    return err;
+}
+
+}  // namespace
+
+std::string append_to_decision_log(const std::vector<std::string>& lines) {
+    const std::string path = decision_log_path();
+    std::string err = append_lines(path, lines);
+    if (g_forwarder) g_forwarder(lines, path);
     return err;
 }
 

@@ -16,6 +16,13 @@ std::string now_iso8601();
 
 // Appends each line (with its newline) in one write() of its own, creating the directories
 // (0700) and the file (0600). Returns "" or what failed: the call as written and the errno text.
+// Each batch then goes to the forwarder, if one is set (the fleet's collector), whether or not
+// the local write worked.
 std::string append_to_decision_log(const std::vector<std::string>& lines);
+
+// Where appended lines also go: set once by the program's main (fleet/forward.h), so that
+// this library knows nothing of collectors. Called with the lines and the log's path.
+using LogForwarder = void (*)(const std::vector<std::string>& lines, const std::string& log_path);
+void set_log_forwarder(LogForwarder forwarder);
 
 }  // namespace toolcage

@@ -1,6 +1,9 @@
 #include "common/policy_schema.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -443,6 +446,72 @@ nlohmann::json policy_to_json(const Policy& p) {
               {"credentialed", p.relay.credentialed},
               {"allow_private", p.relay.allow_private}, {"upstream", p.relay.upstream},
               {"max_tunnels", p.relay.max_tunnels}}}};
+}
+
+std::optional<SyslogTarget> read_syslog_url(const std::string& url, std::string& problem) {
+    const std::string fix =
+        "; write tcp://IP:PORT (RFC 6587 framing), udp://IP:PORT or unix:/dev/log, e.g. tcp://127.0.0.1:6514";
+    SyslogTarget t;
+    if (url.starts_with("unix:")) {
+        t.transport = "unix";
+        t.address = url.substr(5);
+        bool ok = t.address.size() > 1 && t.address[0] == '/' && t.address.size() < 108 &&
+                  t.address.find('\0') == std::string::npos;
+        if (!ok) {
+            problem = "a unix socket is an absolute path shorter than 108 bytes" + fix;
+            return std::nullopt;
+        }
+        return t;
+    }
+    std::string rest;
+    if (!url.starts_with("tcp://") && !url.starts_with("udp://")) {
+        problem = "unknown collector scheme" + fix;
+        return std::nullopt;
+    }
+    t.transport = url.substr(0, 3);
+    rest = url.substr(6);
+    auto colon = rest.rfind(':');
+    std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+    std::string port = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    bool v6 = host.size() > 2 && host.front() == '[' && host.back() == ']';
+    if (v6) host = host.substr(1, host.size() - 2);
+    unsigned char buf[16];
+    if (host.empty() || ::inet_pton(v6 ? AF_INET6 : AF_INET, host.c_str(), buf) != 1) {
+        problem = "the collector's host must be an IP address (IPv6 in brackets), not a name: a name would "
+                  "cost a DNS lookup in every hook call" + fix;
+        return std::nullopt;
+    }
+    bool digits = !port.empty() && port.size() <= 5 &&
+                  std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!digits || std::stoul(port) < 1 || std::stoul(port) > 65535) {
+        problem = "the collector needs a port from 1 to 65535" + fix;
+        return std::nullopt;
+    }
+    t.address = host;
+    t.port = static_cast<unsigned>(std::stoul(port));
+    return t;
+}
+
+std::vector<std::string> fleet_setting_errors(const json& doc, const std::string& file) {
+    std::vector<std::string> errors;
+    std::vector<std::string>* outer = t_errors;
+    t_errors = &errors;
+    each([&] {
+        if (!doc.is_object())
+            fail(file, "", nullptr, "the fleet setting is a JSON object: {\"log\": {\"syslog\": \"tcp://IP:PORT\"}}");
+        only_keys(doc, {"log"}, file, "");
+        if (!doc.contains("log")) return;
+        const json& log = doc["log"];
+        need(log.is_object(), log, file, "/log", "must be an object: {\"syslog\": \"tcp://IP:PORT\"}");
+        only_keys(log, {"syslog"}, file, "/log");
+        if (!log.contains("syslog")) return;
+        const json& url = log["syslog"];
+        need(url.is_string(), url, file, "/log/syslog", "must be a string: tcp://IP:PORT, udp://IP:PORT or unix:/PATH");
+        std::string problem;
+        if (!read_syslog_url(url.get<std::string>(), problem)) fail(file, "/log/syslog", &url, problem);
+    });
+    t_errors = outer;
+    return errors;
 }
 
 }  // namespace toolcage

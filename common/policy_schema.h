@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,25 @@ namespace toolcage {
 
 // The merged policy as JSON, in the file format (for `toolcage policy show`).
 nlohmann::json policy_to_json(const Policy& p);
+
+}  // namespace toolcage
+
+namespace toolcage {
+
+// The host's collector for the fleet's SIEM, `{"log": {"syslog": URL}}` in
+// /etc/toolcage/fleet.json or <prefix>/share/toolcage/fleet.json (fleet/setting.h reads it).
+struct SyslogTarget {
+    std::string transport;  // "tcp", "udp" or "unix"
+    std::string address;    // an IP address (tcp, udp) or an absolute socket path (unix)
+    unsigned port = 0;      // tcp and udp
+};
+
+// tcp://IP:PORT, udp://IP:PORT ([IPv6]:PORT) or unix:/PATH. nullopt and `problem` (what is
+// wrong and the fix) when it is not one of these. An IP address, never a name: a name would
+// cost a DNS lookup in every hook call.
+std::optional<SyslogTarget> read_syslog_url(const std::string& url, std::string& problem);
+
+// Every error of a fleet setting document, each "<file>: <pointer>: <what>: <fix>".
+std::vector<std::string> fleet_setting_errors(const nlohmann::json& doc, const std::string& file);
 
 }  // namespace toolcage

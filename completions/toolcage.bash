@@ -33,7 +33,7 @@ _toolcage() {
         "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
         check) opts="--policy --cwd --json --batch --explain" ;;
         explain) opts="--policy --cwd" ;;
-        log) opts="--file --deny --ask --cage --allow --since --agent --rule --stats --json --limit --all" ;;
+        log) opts="--file --deny --ask --cage --allow --since --agent --rule --stats --json --format --limit --all" ;;
         run) opts="--policy --workdir --best-effort --verbose --" ;;
         doctor) opts="--policy --workdir --json" ;;
         hook) opts="--agent --policy" ;;

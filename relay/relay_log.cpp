@@ -9,11 +9,18 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "fleet/forward.h"
 
 namespace toolcage::relay {
 namespace {
 
 std::string& step_tag() {
+    static std::string s;
+    return s;
+}
+
+// The log's file, for the events that wait for the collector beside it ("" for stderr).
+std::string& log_file() {
     static std::string s;
     return s;
 }
@@ -36,12 +43,14 @@ std::string now_iso8601() {
     return out;
 }
 
-void write(nlohmann::json j) {
+std::string write(nlohmann::json j) {
     if (!step_tag().empty()) j["step"] = step_tag();
     auto& l = logger();
     if (!l) init_log("");
     // Replacement for invalid UTF-8 so a hostile target cannot make dump() throw.
-    l->info(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    l->info(line);
+    return line;
 }
 
 }  // namespace
@@ -62,6 +71,7 @@ void init_log(const std::string& path) {
     l->set_pattern("%v");
     l->flush_on(spdlog::level::trace);
     logger() = l;
+    log_file() = path;
 }
 
 void log_connect(const ConnectRecord& r) {
@@ -79,7 +89,8 @@ void log_connect(const ConnectRecord& r) {
     j["bytes_up"] = r.bytes_up;
     j["bytes_down"] = r.bytes_down;
     j["ms"] = r.ms;
-    write(j);
+    // Each connection is also an event for the host's collector, if it names one.
+    fleet::forward_to_collector({write(j)}, log_file());
 }
 
 void log_event(const std::string& level, const std::string& event, const std::string& message) {

@@ -16,6 +16,7 @@
 #include "common/decision_log.h"
 #include "common/decision_log_query.h"
 #include "common/error.h"
+#include "fleet/forward.h"
 #include "tools/commands.h"
 
 namespace toolcage::cli {
@@ -28,6 +29,7 @@ struct LogOptions {
     std::string since, agent, rule;
     bool stats = false;
     bool json = false;
+    std::string format = "table";  // table, json or ocsf
     std::size_t limit = 20;
     bool all = false;
 };
@@ -150,12 +152,20 @@ int run_log(const LogOptions& o) {
             if (rows.size() > keep) rows.pop_front();
         }
     }
+    if (std::string note = fleet::unsent_note(path); !note.empty())
+        std::cerr << "toolcage log: " << note << '\n';
     if (o.stats) {
         print_stats(stats, path);
         return 0;
     }
     if (o.json) {
-        for (const auto& l : raw) std::cout << l << '\n';
+        for (const auto& l : raw) {
+            if (o.format != "ocsf") {
+                std::cout << l << '\n';
+            } else if (auto e = fleet::ocsf_event(l, fleet::this_source())) {
+                std::cout << e->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+            }
+        }
         return 0;
     }
     if (rows.empty()) {
@@ -195,10 +205,17 @@ Subcommand add_log_command(CLI::App& app) {
                     "Only this rule id (or every id under a prefix ending in '.', e.g. git.)");
     sub->add_flag("--stats", o->stats, "Counts by verdict, rule, agent and program");
     sub->add_flag("--json", o->json, "Print the matching lines as logged (JSON Lines)");
+    sub->add_option("--format", o->format,
+                    "table (default), json (as --json) or ocsf: the matching lines as OCSF 1.8.0 "
+                    "events, one JSON a line, for a file collector")
+        ->check(CLI::IsMember({"table", "json", "ocsf"}));
     sub->add_option("-n,--limit", o->limit, "How many recent entries to show (default 20)")
         ->check(CLI::PositiveNumber);
     sub->add_flag("--all", o->all, "Show every matching entry");
-    return {sub, [o] { return run_log(*o); }};
+    return {sub, [o] {
+        if (o->format != "table") o->json = true;  // json and ocsf print the matching lines
+        return run_log(*o);
+    }};
 }
 
 }  // namespace toolcage::cli

@@ -10,11 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/decision_log.h"
 #include "common/error.h"
 #include "common/sanitizers.h"
 #include "tools/cli_hints.h"
 #include "tools/commands.h"
 #include "tools/hook_last_words.h"
+#include "fleet/forward.h"
 
 namespace {
 
@@ -105,6 +107,8 @@ int run_main(int argc, char** argv) {
 // return, so that LeakSanitizer runs.
 int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "hook") == 0) toolcage::cli::arm_hook_last_words();
+    // Every line the decision log gets also goes to the host's collector, if it names one.
+    toolcage::set_log_forwarder(&toolcage::fleet::forward_to_collector);
     int rc = run_main(argc, argv);
     if (toolcage::kAddressSanitizer) return rc;
     if (std::fflush(nullptr) != 0 && rc == 0) rc = kExitBlock;
