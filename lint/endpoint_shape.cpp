@@ -1,5 +1,7 @@
 #include "lint/endpoint_shape.h"
 
+#include "common/glob_product.h"
+
 #include <algorithm>
 #include <set>
 #include <utility>
@@ -113,19 +115,10 @@ bool path_patterns_overlap(const std::string& a, const std::string& b) {
     if (any(a) || any(b)) return true;
     std::vector<Token> x, y;
     if (!tokenize(a, x) || !tokenize(b, y)) return true;  // OpenShell is conservative here too
-    std::set<std::pair<std::size_t, std::size_t>> seen;
-    std::vector<std::pair<std::size_t, std::size_t>> todo = {{0, 0}};
-    while (!todo.empty()) {
-        auto [i, j] = todo.back();
-        todo.pop_back();
-        if (!seen.insert({i, j}).second) continue;
-        if (i == x.size() && j == y.size()) return true;
-        bool xs = i < x.size() && x[i].kind == Token::star, ys = j < y.size() && y[j].kind == Token::star;
-        if (xs) todo.push_back({i + 1, j});
-        if (ys) todo.push_back({i, j + 1});
-        if (i < x.size() && j < y.size() && share(x[i], y[j])) todo.push_back({xs ? i : i + 1, ys ? j : j + 1});
-    }
-    return false;
+    return globs_meet(
+        x.size(), y.size(), [&](std::size_t i) { return x[i].kind == Token::star; },
+        [&](std::size_t j) { return y[j].kind == Token::star; },
+        [&](std::size_t i, std::size_t j) { return share(x[i], y[j]); });
 }
 
 std::size_t path_specificity(const std::string& path) {

@@ -9,6 +9,20 @@
 namespace toolcage::lint {
 namespace {
 
+// A host as a message may show it: control characters as \xNN (a NUL would end the message).
+std::string printable(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (c >= 0x20 && c != 0x7f) {
+            out.push_back(static_cast<char>(c));
+            continue;
+        }
+        const char* hex = "0123456789abcdef";
+        out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    }
+    return out;
+}
+
 bool is_ip_literal(const std::string& host) {
     unsigned char buf[16];
     return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
@@ -58,7 +72,7 @@ void check_endpoint(const Endpoint& e, const std::string& file) {
             yaml::fail(file, e.field, "port " + std::to_string(p) + " is outside 1..65535",
                        "write a port from 1 to 65535");
     if (std::string why = host_problem(e.host); !why.empty())
-        yaml::fail(file, e.field + ".host", "\"" + e.host + "\" " + why + "; OpenShell refuses it",
+        yaml::fail(file, e.field + ".host", "\"" + printable(e.host) + "\" " + why + "; OpenShell refuses it",
                    "write `*.example.com` (one label) or `**.example.com` (any depth) under a "
                    "registered domain, or name the host");
 }
