@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "common/error.h"
 #include "common/address_range.h"
+#include "common/error.h"
 #include "common/host_names.h"
 
 namespace toolcage {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/host_pattern.h"
 #include "common/policy_loader.h"
 #include "common/policy_schema.h"
 #include "hook/classify/rules.h"
@@ -12,7 +13,6 @@
 #include "lint/openshell_merge.h"
 #include "lint/report.h"
 #include "lint/yaml_read.h"
-#include "common/host_pattern.h"
 #include "relay/openshell_policy.h"
 #include "tools/commands.h"
 #include "tools/openshell_lint_input.h"
