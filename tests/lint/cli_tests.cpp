@@ -220,3 +220,26 @@ TEST_CASE("policy lint refuses what is not a regular policy file, by name, witho
         CHECK(has(r.err, reason));
     }
 }
+
+TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it") {
+    Home home;
+    write_file(home.dir / "bad.json",
+               "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"169.254.0.0/16\", \"10.0.0.1/8\"]}}");
+    RunResult bad = run_toolcage(home, {"policy", "validate", home.dir / "bad.json"});
+    CHECK(bad.exit_code != 0);
+    const std::string all = bad.out + bad.err;
+    CHECK(has(all, "/relay/allow_ranges/0"));
+    CHECK(has(all, "never dials"));
+    CHECK(has(all, "/relay/allow_ranges/1"));
+    CHECK(has(all, "bits set after its prefix"));
+    write_file(home.dir / "type.json", "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [7]}}");
+    RunResult type = run_toolcage(home, {"policy", "validate", home.dir / "type.json"});
+    CHECK(type.exit_code != 0);
+    CHECK(has(type.out + type.err, "/relay/allow_ranges/0"));
+    write_file(home.dir / "ours.json", "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"192.0.2.0/24\"]}}");
+    RunResult ok = run_toolcage(home, {"policy", "validate", home.dir / "ours.json"});
+    CHECK(ok.exit_code == 0);
+    RunResult doctor = run_toolcage(home, {"doctor", "--policy", home.dir / "ours.json", "--json"});
+    auto doc = nlohmann::json::parse(doctor.out);
+    CHECK(doc["relay_allow_ranges"] == nlohmann::json::array({"192.0.2.0/24"}));
+}
