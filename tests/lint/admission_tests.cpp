@@ -13,24 +13,18 @@
 #include "lint/lint.h"
 #include "lint/openshell_policy_file.h"
 #include "tests/hook/run_binary.h"
+#include "tests/lint/lint_test_helpers.h"
 
 using namespace toolcage::lint;
+using toolcage::lint::test::error_of;
+using toolcage::lint::test::has;
 using toolcage::test::TempDir;
 using toolcage::test::write_file;
 
 namespace {
 const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const toolcage::Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string policy(const std::string& endpoint, const std::string& binaries = "[{path: /usr/bin/curl}]") {
     return "version: 1\nnetwork_policies:\n  r:\n    endpoints:\n      - " + endpoint + "\n    binaries: " +

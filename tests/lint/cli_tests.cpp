@@ -8,7 +8,9 @@
 #include <string>
 
 #include "tests/hook/run_binary.h"
+#include "tests/lint/lint_test_helpers.h"
 
+using toolcage::lint::test::has;
 using toolcage::test::run_binary;
 using toolcage::test::RunResult;
 using toolcage::test::TempDir;
@@ -16,8 +18,6 @@ using toolcage::test::write_file;
 
 namespace {
 const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct Home {
     TempDir dir;

@@ -14,8 +14,11 @@
 #include "lint/openshell_policy_file.h"
 #include "lint/yaml_read.h"
 #include "tests/hook/run_binary.h"
+#include "tests/lint/lint_test_helpers.h"
 
 using namespace toolcage::lint;
+using toolcage::lint::test::error_of;
+using toolcage::lint::test::has;
 using toolcage::test::run_binary;
 using toolcage::test::TempDir;
 using toolcage::test::write_file;
@@ -24,16 +27,7 @@ namespace {
 const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
 const std::string kRelay = "/usr/local/bin/toolcage-relay";
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const toolcage::Error& e) {
-        return e.what();
-    }
-    return "";
-}
 
 RelayAccess forge_like(std::vector<RelayEndpoint> extra = {}) {
     RelayAccess r{"toolcage_relay_forge", "toolcage-relay forge", kRelay,

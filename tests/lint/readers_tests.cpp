@@ -13,20 +13,15 @@
 #include "lint/openshell_policy_file.h"
 #include "lint/providers_file.h"
 #include "tests/hook/run_binary.h"
+#include "tests/lint/lint_test_helpers.h"
 
 using namespace toolcage::lint;
+using toolcage::lint::test::error_of;
+using toolcage::lint::test::has;
 
 namespace {
 const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const toolcage::Error& e) {
-        return e.what();
-    }
-    return "";
-}
 }  // namespace
 
 TEST_CASE("an OpenShell policy file is read rule by rule, endpoint by endpoint") {
