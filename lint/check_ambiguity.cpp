@@ -103,7 +103,9 @@ void check_ambiguity(const LintInput& input, Findings& out) {
         const Group& A = groups[ga];
         const Group& B = groups[gb];
         if (!A.host.empty() && !B.host.empty() && !host_patterns_overlap(A.host, B.host)) return;
-        // Connection fields do not depend on the path: the first members stand for all.
+        // Two groups differ in shape; where they differ in a connection field their first
+        // members conflict at once. Only request fields compare paths, and then the members are
+        // walked until a pair whose paths meet (groups of one host and one shape are small).
         for (std::size_t i : A.members)
             for (std::size_t j : B.members) {
                 if (i == j) continue;
