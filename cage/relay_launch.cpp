@@ -416,6 +416,7 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         a = {"--token-file", token_path, "--max-tunnels", std::to_string(policy.max_tunnels)};
         for (const auto& entry : allow) a.insert(a.end(), {"--allow", entry});
         if (policy.allow_private) a.push_back("--allow-private");
+        for (const auto& range : policy.allow_ranges) a.insert(a.end(), {"--allow-range", range});
         // The policy's upstream, else the launcher's own proxy (never the step's environment).
         std::string upstream = policy.upstream.empty() ? config.upstream : policy.upstream;
         if (!upstream.empty())

@@ -1,8 +1,8 @@
 #include "common/host_pattern.h"
 
-#include <set>
-#include <utility>
 #include <vector>
+
+#include "common/glob_product.h"
 
 namespace toolcage {
 namespace {
@@ -46,24 +46,12 @@ std::string relay_host_pattern(const AllowEntry& entry) {
     return entry.wildcard ? "**." + entry.host : entry.host;
 }
 
-// The two patterns read side by side (a product of their automata): a state is a position in
-// each; a star may be skipped, or consume a character and stay. The states are finite, so a
-// search over them decides whether both can reach their ends on one string.
 bool host_patterns_overlap(std::string_view a_text, std::string_view b_text) {
     const std::vector<Token> a = tokens(a_text), b = tokens(b_text);
-    std::set<std::pair<std::size_t, std::size_t>> seen;
-    std::vector<std::pair<std::size_t, std::size_t>> todo = {{0, 0}};
-    while (!todo.empty()) {
-        auto [i, j] = todo.back();
-        todo.pop_back();
-        if (!seen.insert({i, j}).second) continue;
-        if (i == a.size() && j == b.size()) return true;
-        if (i < a.size() && is_star(a[i])) todo.push_back({i + 1, j});
-        if (j < b.size() && is_star(b[j])) todo.push_back({i, j + 1});
-        if (i < a.size() && j < b.size() && share_a_character(a[i], b[j]))
-            todo.push_back({is_star(a[i]) ? i : i + 1, is_star(b[j]) ? j : j + 1});
-    }
-    return false;
+    return globs_meet(
+        a.size(), b.size(), [&](std::size_t i) { return is_star(a[i]); },
+        [&](std::size_t j) { return is_star(b[j]); },
+        [&](std::size_t i, std::size_t j) { return share_a_character(a[i], b[j]); });
 }
 
 bool host_pattern_covers(std::string_view wide, std::string_view narrow) {

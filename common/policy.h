@@ -73,6 +73,9 @@ struct RelayPolicy {
     // user declares them on purpose; `toolcage policy lint` flags every other credential host.
     std::vector<std::string> credentialed;
     bool allow_private = false;       // lift the private-range refusal (tests only)
+    // CIDR ranges of the user's own network the relay may dial although they are not public
+    // (split-horizon DNS, an intercepting proxy); never metadata or link-local addresses.
+    std::vector<std::string> allow_ranges;
     std::string upstream;             // http://[user:pass@]host:port, or empty for direct
     int max_tunnels = 256;
     bool operator==(const RelayPolicy&) const = default;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/address_range.h"
 #include "common/error.h"
 #include "common/host_names.h"
 
@@ -225,7 +226,8 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
 
 void check_relay(const json& r, const std::string& file, const std::string& ptr) {
     need(r.is_object(), r, file, ptr, "must be an object");
-    only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "upstream", "max_tunnels"},
+    only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "allow_ranges", "upstream",
+                  "max_tunnels"},
               file, ptr);
     each([&] {
         for (const char* k : {"enabled", "allow_private"})
@@ -248,6 +250,15 @@ void check_relay(const json& r, const std::string& file, const std::string& ptr)
             need(u.is_string() && (u.get<std::string>().empty() || u.get<std::string>().starts_with("http://")),
                  u, file, ptr + "/upstream", "must be \"\" or http://[user:pass@]host:port");
         }
+    });
+    each([&] {
+        if (!r.contains("allow_ranges")) return;
+        check_string_list(r["allow_ranges"], file, ptr + "/allow_ranges");
+        for (std::size_t i = 0; i < r["allow_ranges"].size(); ++i) each([&] {
+            std::string problem;
+            if (!parse_address_range(r["allow_ranges"][i].get<std::string>(), problem))
+                fail(file, ptr + "/allow_ranges/" + std::to_string(i), &r["allow_ranges"][i], problem);
+        });
     });
     each([&] {
         if (r.contains("max_tunnels")) check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
@@ -403,6 +414,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         rp.allow = r.value("allow", rp.allow);
         rp.credentialed = r.value("credentialed", rp.credentialed);
         rp.allow_private = r.value("allow_private", rp.allow_private);
+        rp.allow_ranges = r.value("allow_ranges", rp.allow_ranges);
         rp.upstream = r.value("upstream", rp.upstream);
         rp.max_tunnels = r.value("max_tunnels", rp.max_tunnels);
     }
@@ -444,7 +456,8 @@ nlohmann::json policy_to_json(const Policy& p) {
             {"relay",
              {{"enabled", p.relay.enabled}, {"allow", p.relay.allow},
               {"credentialed", p.relay.credentialed},
-              {"allow_private", p.relay.allow_private}, {"upstream", p.relay.upstream},
+              {"allow_private", p.relay.allow_private}, {"allow_ranges", p.relay.allow_ranges},
+              {"upstream", p.relay.upstream},
               {"max_tunnels", p.relay.max_tunnels}}}};
 }
 

@@ -1,9 +1,12 @@
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 #include "common/host_pattern.h"
 #include "lint/checks.h"
+#include "lint/endpoint_shape.h"
 
 namespace toolcage::lint {
 namespace {
@@ -14,111 +17,131 @@ struct Ref {
     bool generated;
 };
 
-// OpenShell's normalisations (crates/openshell-policy/src/ambiguity.rs): tls is skip or
-// auto-detect, enforcement is enforce or audit (the default), tcp counts as no L7 protocol.
-std::string tls_of(const Endpoint& e) { return e.tls == "skip" ? "skip" : "auto-detect"; }
-std::string enforcement_of(const Endpoint& e) { return e.enforcement == "enforce" ? "enforce" : "audit"; }
-std::string protocol_of(const Endpoint& e) { return e.protocol == "tcp" ? "" : e.protocol; }
-std::string shown(const std::string& v) { return v.empty() ? "none" : v; }
-
-std::string ips_of(const Endpoint& e) {
-    std::set<std::string> ips(e.allowed_ips.begin(), e.allowed_ips.end());
-    std::string out;
-    for (const auto& ip : ips) out += (out.empty() ? "" : ",") + ip;
-    return out;
-}
-
-// Endpoints that only authorise a destination (plain L4) take no part in choosing how a request
-// is parsed; the others carry request-pipeline metadata that must agree.
-bool carries_request_metadata(const Endpoint& e) {
-    return !protocol_of(e).empty() || !e.allowed_ips.empty() || !e.tls.empty() ||
-           !e.credential_binding.empty();
-}
-
-std::size_t specificity(const std::string& path) {
-    return static_cast<std::size_t>(std::count_if(path.begin(), path.end(), [](char c) { return c != '*'; }));
-}
-
-// Paths overlap unless both are plain and differ (OpenShell matches globs; a doubt counts as an
-// overlap here, which can only add a finding).
-bool paths_overlap(const std::string& a, const std::string& b) {
-    auto any = [](const std::string& p) { return p.empty() || p == "**" || p == "/**"; };
-    if (any(a) || any(b)) return true;
-    if (a.find_first_of("*?[") == std::string::npos && b.find_first_of("*?[") == std::string::npos)
-        return a == b;
-    return true;
-}
-
-std::vector<std::uint32_t> shared_ports(const Endpoint& a, const Endpoint& b) {
-    std::vector<std::uint32_t> out;
-    for (auto p : a.ports)
-        if (std::find(b.ports.begin(), b.ports.end(), p) != b.ports.end() &&
-            std::find(out.begin(), out.end(), p) == out.end())
-            out.push_back(p);
-    return out;
-}
-
-void differ(std::vector<std::string>& out, const char* field, const std::string& a, const std::string& b) {
-    if (a != b) out.push_back(std::string(field) + " " + shown(a) + " vs " + shown(b));
-}
-
-std::vector<std::string> conflicts(const Endpoint& a, const Endpoint& b) {
-    std::vector<std::string> out;
-    differ(out, "protocol tcp", a.protocol == "tcp" ? "yes" : "no", b.protocol == "tcp" ? "yes" : "no");
-    differ(out, "tls", tls_of(a), tls_of(b));
-    differ(out, "allowed_ips", ips_of(a), ips_of(b));
-    if (carries_request_metadata(a) && carries_request_metadata(b) && paths_overlap(a.path, b.path) &&
-        specificity(a.path) == specificity(b.path)) {
-        differ(out, "protocol", protocol_of(a), protocol_of(b));
-        differ(out, "enforcement", enforcement_of(a), enforcement_of(b));
-        differ(out, "credential_binding", a.credential_binding, b.credential_binding);
-    }
-    return out;
-}
+// Endpoints of one host pattern and one shape: no two of them can conflict.
+struct Group {
+    std::string host;
+    std::vector<std::size_t> members;  // indexes into refs
+};
 
 std::string fix_for(const Ref& a, const Ref& b) {
     if (a.generated || b.generated)
-        return "make the two endpoints agree: if the worker must reach this host with its credential, "
-               "add it to relay.credentialed (the relay's endpoint then takes OpenShell's inspected "
-               "shape: protocol rest, enforcement enforce); if not, remove it from relay.allow, or "
-               "give the other endpoint `tls: skip` and no protocol";
-    return "give both endpoints the same tls, protocol, enforcement and allowed_ips, or narrow one "
-           "host so that they no longer overlap";
+        return "generate the relay's policy against this one (`toolcage policy openshell NAME --base "
+               "FILE`), which gives the relay's endpoint the shape already there; or remove the host "
+               "from relay.allow";
+    return "give both endpoints the same tls, protocol, enforcement and allowed_ips (and the other "
+           "fields named), or narrow one host so that they no longer overlap";
+}
+
+// The host's index key: for a literal host the host itself; for a pattern, the literal tail
+// after its last `*` from that tail's first dot (".github.com" for `**.github.com`). Two hosts
+// can overlap only if one key is a dot-suffix of the other's, so each endpoint is compared with
+// those whose key is a dot-suffix of its own (and itself): a handful of lookups, not every pair.
+std::string index_key(const std::string& host) {
+    auto star = host.rfind('*');
+    if (star == std::string::npos) return host;
+    auto dot = host.find('.', star);
+    return dot == std::string::npos ? "" : host.substr(dot);
+}
+
+std::vector<std::string> dot_suffixes(const std::string& key) {
+    std::vector<std::string> out = {key};
+    for (std::size_t i = key.find('.', 1); i != std::string::npos; i = key.find('.', i + 1))
+        out.push_back(key.substr(i));
+    if (!key.empty()) out.push_back("");
+    return out;
 }
 
 }  // namespace
 
 void check_ambiguity(const LintInput& input, Findings& out) {
     std::vector<Ref> refs;
+    std::set<std::string> seen_provider;  // a provider's endpoints, once (profile and `_provider_` rule)
+    auto provider_seen = [&](const Endpoint& e) {
+        std::string id = e.host + "|" + shape_key(e) + "|" + e.path;
+        for (auto p : e.ports) id += "," + std::to_string(p);
+        return !seen_provider.insert(id).second;
+    };
     if (input.generated)
         for (const auto& r : input.generated->rules)
             for (const auto& e : r.endpoints) refs.push_back({&e, input.generated->file, true});
     for (const auto& p : input.openshell)
         for (const auto& r : p.rules)
-            for (const auto& e : r.endpoints) refs.push_back({&e, p.file, false});
+            for (const auto& e : r.endpoints) {
+                if (r.provider_layer() && provider_seen(e)) continue;
+                refs.push_back({&e, p.file, false});
+            }
     // With Providers v2, each attached profile's endpoints join the effective policy.
     for (const auto& p : input.providers)
-        for (const auto& e : p.endpoints) refs.push_back({&e, p.file, false});
+        for (const auto& e : p.endpoints)
+            if (!provider_seen(e)) refs.push_back({&e, p.file, false});
 
-    for (std::size_t i = 0; i < refs.size(); ++i)
-        for (std::size_t j = i + 1; j < refs.size(); ++j) {
-            const Endpoint& a = *refs[i].e;
-            const Endpoint& b = *refs[j].e;
-            auto ports = shared_ports(a, b);
-            bool hosts = a.host.empty() || b.host.empty() || host_patterns_overlap(a.host, b.host);
-            if (ports.empty() || !hosts) continue;
-            auto diff = conflicts(a, b);
-            if (diff.empty()) continue;
-            std::string what;
-            for (const auto& d : diff) what += (what.empty() ? "" : "; ") + d;
-            out.push_back({kAmbiguity, refs[j].file, b.field,
-                           "\"" + shown(b.host) + "\" port " + std::to_string(ports.front()) +
-                               " is shaped differently here and in " + refs[i].file + " at " + a.field +
-                               " (" + what +
-                               "): OpenShell refuses the whole submission (network endpoint "
-                               "ambiguity validation failed)",
-                           fix_for(refs[i], refs[j])});
+    // Group by (port, host, shape); index groups by port and host key.
+    std::map<std::tuple<std::uint32_t, std::string, std::string>, std::size_t> group_of;
+    std::vector<Group> groups;
+    std::vector<std::uint32_t> group_port;
+    std::unordered_map<std::string, std::vector<std::size_t>> by_key;  // "port|key" -> groups
+    std::vector<std::size_t> hostless;                                 // groups with no host
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+        const Endpoint& e = *refs[i].e;
+        std::set<std::uint32_t> ports(e.ports.begin(), e.ports.end());
+        for (auto port : ports) {
+            auto [it, fresh] = group_of.try_emplace({port, e.host, shape_key(e)}, groups.size());
+            if (fresh) {
+                groups.push_back({e.host, {}});
+                group_port.push_back(port);
+                if (e.host.empty())
+                    hostless.push_back(it->second);
+                else
+                    by_key[std::to_string(port) + "|" + index_key(e.host)].push_back(it->second);
+            }
+            groups[it->second].members.push_back(i);
         }
+    }
+
+    std::set<std::pair<std::size_t, std::size_t>> reported;  // endpoint pairs (a port each is enough)
+    auto compare = [&](std::size_t ga, std::size_t gb) {
+        const Group& A = groups[ga];
+        const Group& B = groups[gb];
+        if (!A.host.empty() && !B.host.empty() && !host_patterns_overlap(A.host, B.host)) return;
+        // Two groups differ in shape; where they differ in a connection field their first
+        // members conflict at once. Only request fields compare paths, and then the members are
+        // walked until a pair whose paths meet (groups of one host and one shape are small).
+        for (std::size_t i : A.members)
+            for (std::size_t j : B.members) {
+                if (i == j) continue;
+                auto diff = endpoint_conflicts(*refs[i].e, *refs[j].e);
+                if (diff.empty()) continue;
+                std::size_t lo = std::min(i, j), hi = std::max(i, j);
+                if (!reported.insert({lo, hi}).second) return;
+                std::string what;
+                for (const auto& d : diff) what += (what.empty() ? "" : "; ") + d;
+                const Ref& a = refs[lo];
+                const Ref& b = refs[hi];
+                out.push_back({kAmbiguity, b.file, b.e->field,
+                               "\"" + (b.e->host.empty() ? std::string("<any-host>") : b.e->host) + "\" port " +
+                                   std::to_string(group_port[ga]) + " is shaped differently here and in " +
+                                   a.file + " at " + a.e->field + " (" + what +
+                                   "): OpenShell refuses the whole submission (network endpoint "
+                                   "ambiguity validation failed)",
+                               fix_for(a, b)});
+                return;  // one finding per pair of groups
+            }
+    };
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const std::string port = std::to_string(group_port[g]);
+        if (groups[g].host.empty()) {
+            for (std::size_t h = 0; h < groups.size(); ++h)
+                if (h != g && group_port[h] == group_port[g] && (!groups[h].host.empty() || h > g)) compare(g, h);
+            continue;
+        }
+        for (const auto& suffix : dot_suffixes(index_key(groups[g].host))) {
+            auto it = by_key.find(port + "|" + suffix);
+            if (it == by_key.end()) continue;
+            for (std::size_t h : it->second)
+                // Same key: each pair once. A shorter key: only from the longer side.
+                if (suffix != index_key(groups[g].host) ? true : h > g) compare(g, h);
+        }
+    }
 }
 
 }  // namespace toolcage::lint

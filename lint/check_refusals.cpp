@@ -7,10 +7,26 @@
 namespace toolcage::lint {
 namespace {
 
-// OpenShell inspects an endpoint (and can inject a credential into it) only when it terminates
-// TLS and parses an L7 protocol; `tls: skip` or no protocol leaves it opaque.
-bool uninspected(const Endpoint& e) {
-    return e.tls == "skip" || e.protocol.empty() || e.protocol == "tcp";
+bool is_skip(const std::string& tls) {
+    std::string t = tls;
+    std::transform(t.begin(), t.end(), t.begin(), ::tolower);
+    return t == "skip";
+}
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\n") == std::string::npos; }
+
+// OpenShell's admission (find_uninspected_credentialed_endpoint): a credentialed endpoint with
+// no protocol at all is "L4-only", one with `tls: skip` is uninspected; `protocol: tcp` is a
+// protocol there, and passes.
+const char* uninspected_mode(const Endpoint& e) {
+    if (blank(e.protocol)) return "L4-only (no protocol)";
+    if (is_skip(e.tls)) return "`tls: skip`";
+    return nullptr;
+}
+
+bool ports_meet(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+    return a.empty() || b.empty() ||
+           std::any_of(a.begin(), a.end(), [&](auto p) { return std::find(b.begin(), b.end(), p) != b.end(); });
 }
 
 // For the generated policy every credential host counts (an environment file says what the
@@ -19,40 +35,52 @@ const CredentialHost* bound_credential(const Endpoint& e, const std::vector<Cred
                                        bool generated) {
     for (const auto& h : hosts) {
         if (h.pattern.empty() || e.host.empty() || (!generated && !h.provider)) continue;
-        bool port = std::any_of(e.ports.begin(), e.ports.end(), [&](std::uint32_t p) {
-            return std::find(h.ports.begin(), h.ports.end(), p) != h.ports.end();
-        });
-        if (port && host_patterns_overlap(e.host, h.pattern)) return &h;
+        if (ports_meet(e.ports, h.ports) && host_patterns_overlap(e.host, h.pattern)) return &h;
     }
     return nullptr;
 }
 
-void check_policy(const OpenShellPolicy& p, bool generated, const std::vector<CredentialHost>& hosts,
-                  Findings& out) {
-    for (const auto& rule : p.rules)
-        for (const auto& e : rule.endpoints) {
-            if (e.allow_uninspected_credentials || !uninspected(e)) continue;
-            const CredentialHost* h = bound_credential(e, hosts, generated);
-            if (!h) continue;
-            out.push_back({kUninspectedCredential, p.file, e.field,
-                           "\"" + e.host + "\" is bound to a credential (" + h->evidence + ") and is " +
-                               (e.tls == "skip" ? "`tls: skip`" : "not inspected (no L7 protocol)") +
-                               ": OpenShell rejects an uninspected credentialed endpoint unless it sets "
-                               "`allow_uninspected_credentials: true`",
-                           generated ? "remove the host from relay.allow, or, if the worker must reach it "
-                                       "with that credential, add it to relay.credentialed (the endpoint "
-                                       "is then generated inspected: protocol rest, enforcement enforce)"
-                                     : "inspect it (drop `tls: skip`, set `protocol: rest` with an "
-                                       "`access` preset), or set `allow_uninspected_credentials: true` "
-                                       "if it must stay opaque"});
-        }
+void check_endpoint(const Endpoint& e, const std::string& file, bool generated,
+                    const std::vector<CredentialHost>& hosts, Findings& out) {
+    const char* mode = uninspected_mode(e);
+    if (e.allow_uninspected_credentials || !mode) return;
+    const CredentialHost* h = bound_credential(e, hosts, generated);
+    if (!h) return;
+    out.push_back({kUninspectedCredential, file, e.field,
+                   "\"" + e.host + "\" is bound to a credential (" + h->evidence + ") and is " + mode +
+                       ": OpenShell rejects an uninspected credentialed endpoint unless it sets "
+                       "`allow_uninspected_credentials: true`",
+                   generated ? "remove the host from relay.allow, or, if the worker must reach it "
+                               "with that credential, add it to relay.credentialed (the endpoint "
+                               "is then generated inspected: protocol rest, enforcement enforce)"
+                             : "inspect it (drop `tls: skip`, set `protocol: rest` with an "
+                               "`access` preset), or set `allow_uninspected_credentials: true` "
+                               "if it must stay opaque"});
+}
+
+// OpenShell's middleware rule: a fail-closed middleware must inspect every endpoint its
+// selector may match, so a `tls: skip` endpoint there refuses the policy.
+bool selector_may_match(const Middleware& m, const std::string& host) {
+    if (host.empty()) return false;
+    bool included = std::any_of(m.include.begin(), m.include.end(),
+                                [&](const std::string& p) { return host_patterns_overlap(p, host); });
+    bool excluded = std::any_of(m.exclude.begin(), m.exclude.end(),
+                                [&](const std::string& p) { return host_pattern_covers(p, host); });
+    return included && !excluded;
 }
 
 }  // namespace
 
 void check_refusals(const LintInput& input, const std::vector<CredentialHost>& hosts, Findings& out) {
+    std::vector<const OpenShellPolicy*> policies;
+    if (input.generated) policies.push_back(&*input.generated);
+    for (const auto& p : input.openshell) policies.push_back(&p);
+
     if (input.generated) {
         for (const auto& rule : input.generated->rules) {
+            if (rule.provider_layer()) continue;
+            bool relay_rule = rule.key.starts_with("toolcage_relay");
+            if (!relay_rule) continue;  // a rule of the base the relay's policy was merged into
             // OpenShell lets every binary reach a rule's endpoints when it lists none.
             if (rule.binaries.empty())
                 out.push_back({kForeignBinary, input.generated->file, "network_policies." + rule.key,
@@ -68,9 +96,50 @@ void check_refusals(const LintInput& input, const std::vector<CredentialHost>& h
                                    "grant the endpoints to toolcage-relay alone (pass its installed path "
                                    "with --relay PATH)"});
         }
-        check_policy(*input.generated, true, hosts, out);
     }
-    for (const auto& p : input.openshell) check_policy(p, false, hosts, out);
+    for (const OpenShellPolicy* p : policies) {
+        const bool generated = p == (input.generated ? &*input.generated : nullptr);
+        for (const auto& rule : p->rules)
+            for (const auto& e : rule.endpoints)
+                check_endpoint(e, p->file, generated && rule.key.starts_with("toolcage_relay"), hosts, out);
+    }
+    // A provider profile's own endpoints are credentialed (once each: a `_provider_` rule of
+    // the same host was checked above).
+    for (const auto& prof : input.providers) {
+        if (prof.env_vars.empty()) continue;
+        for (const auto& e : prof.endpoints) {
+            bool as_rule = std::any_of(input.openshell.begin(), input.openshell.end(), [&](const OpenShellPolicy& p) {
+                return std::any_of(p.rules.begin(), p.rules.end(), [&](const NetworkRule& r) {
+                    return r.provider_layer() && std::any_of(r.endpoints.begin(), r.endpoints.end(), [&](const Endpoint& x) {
+                               return x.host == e.host && x.ports == e.ports;
+                           });
+                });
+            });
+            const char* mode = uninspected_mode(e);
+            if (as_rule || e.allow_uninspected_credentials || !mode) continue;
+            out.push_back({kUninspectedCredential, prof.file, e.field,
+                           "provider \"" + prof.id + "\" binds a credential to \"" + e.host + "\", which is " +
+                               mode + ": OpenShell rejects the sandbox's policy while this provider is attached",
+                           "give the profile's endpoint an L7 protocol (and no `tls: skip`), or set "
+                           "`allow_uninspected_credentials: true` on it"});
+        }
+    }
+    for (const OpenShellPolicy* mp : policies)
+        for (const auto& m : mp->middlewares) {
+            if (!m.fail_closed()) continue;
+            for (const OpenShellPolicy* p : policies)
+                for (const auto& rule : p->rules)
+                    for (const auto& e : rule.endpoints)
+                        if (e.tls == "skip" && selector_may_match(m, e.host))
+                            out.push_back({kMiddlewareTlsSkip, p->file, e.field,
+                                           "\"" + e.host + "\" is `tls: skip`, and the fail-closed middleware \"" +
+                                               m.name + "\" (" + mp->file + " at " + m.field +
+                                               ") selects it: OpenShell refuses the policy, since a "
+                                               "skipped tunnel cannot be inspected",
+                                           "drop `tls: skip` there (merge with `toolcage policy openshell "
+                                           "NAME --base FILE` does), exclude the host from the middleware, "
+                                           "or make it `on_error: fail_open`"});
+        }
 }
 
 }  // namespace toolcage::lint

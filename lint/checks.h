@@ -15,12 +15,14 @@ void check_credential_hosts(const LintInput& input, const std::vector<Credential
                             Findings& out);
 
 // OpenShell's endpoint ambiguity rule: endpoints that can match one connection must agree on
-// the metadata that decides how it is handled, or the whole submission is refused.
+// the metadata that decides how it is handled, or the whole submission is refused. Endpoints
+// are indexed by port, host suffix and shape, so the check stays linear in their number.
 void check_ambiguity(const LintInput& input, Findings& out);
 
 // What OpenShell would refuse, or what the generated policy must never do: a binary other than
-// the relay, and an uninspected endpoint (`tls: skip`, L4 only) bound to a credential without
-// `allow_uninspected_credentials`.
+// the relay, an uninspected endpoint (`tls: skip`, or no protocol) bound to a credential without
+// `allow_uninspected_credentials` (policies, `_provider_` rules and provider profiles, each host
+// once), and a `tls: skip` endpoint that a fail-closed middleware selects.
 void check_refusals(const LintInput& input, const std::vector<CredentialHost>& hosts, Findings& out);
 
 }  // namespace toolcage::lint

@@ -1,5 +1,6 @@
 #include "lint/credential_sources.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -76,13 +77,29 @@ void from_env_file(const EnvFile& env, std::vector<CredentialHost>& out, Finding
 
 std::vector<CredentialHost> credential_hosts(const LintInput& input, Findings& notes) {
     std::vector<CredentialHost> out;
+    // A provider attached to the sandbox shows as a `_provider_<name>` rule in `openshell policy
+    // get --full` and as its profile in --providers: each host once, whichever is given.
+    auto known = [&](const Endpoint& e) {
+        return std::any_of(out.begin(), out.end(), [&](const CredentialHost& h) {
+            return h.provider && h.pattern == e.host && h.ports == e.ports;
+        });
+    };
+    for (const auto& policy : input.openshell)
+        for (const auto& rule : policy.rules)
+            if (rule.provider_layer())
+                for (const auto& e : rule.endpoints)
+                    if (!known(e))
+                        out.push_back({e.host, e.ports,
+                                       "provider layer \"" + rule.key + "\" in " + policy.file + " at " + e.field,
+                                       true});
     for (const auto& p : input.providers) {
         if (p.env_vars.empty()) continue;  // a profile without credentials binds nothing
         std::string vars;
         for (const auto& v : p.env_vars) vars += (vars.empty() ? "" : ", ") + v;
         for (const auto& e : p.endpoints)
-            out.push_back({e.host, e.ports,
-                           "provider \"" + p.id + "\" (" + vars + ") in " + p.file + " at " + e.field, true});
+            if (!known(e))
+                out.push_back({e.host, e.ports,
+                               "provider \"" + p.id + "\" (" + vars + ") in " + p.file + " at " + e.field, true});
     }
     for (const auto& policy : input.openshell)
         for (const auto& rule : policy.rules)

@@ -12,6 +12,7 @@ inline constexpr const char* kCredentialHost = "relay.credential-host";
 inline constexpr const char* kAmbiguity = "openshell.ambiguity";
 inline constexpr const char* kForeignBinary = "openshell.foreign-binary";
 inline constexpr const char* kUninspectedCredential = "openshell.uninspected-credential";
+inline constexpr const char* kMiddlewareTlsSkip = "openshell.middleware-tls-skip";
 inline constexpr const char* kUnknownCredential = "env.unknown-credential";
 
 struct Finding {

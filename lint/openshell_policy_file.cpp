@@ -1,56 +1,192 @@
 #include "lint/openshell_policy_file.h"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
+
 #include "lint/yaml_read.h"
 
 namespace toolcage::lint {
+namespace {
 
-// Schema followed (OpenShell's policy schema reference): `version: 1`, then
-// `network_policies.<key>` with `name`, `endpoints[]` and `binaries[]`. The other top-level
-// sections (filesystem_policy, landlock, process) have nothing the lint compares.
+// A host as a message may show it: control characters as \xNN (a NUL would end the message).
+std::string printable(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (c >= 0x20 && c != 0x7f) {
+            out.push_back(static_cast<char>(c));
+            continue;
+        }
+        const char* hex = "0123456789abcdef";
+        out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    }
+    return out;
+}
+
+bool is_ip_literal(const std::string& host) {
+    unsigned char buf[16];
+    return ::inet_pton(AF_INET, host.c_str(), buf) == 1 || ::inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+
+// OpenShell's host wildcard grammar: `*` or `**` alone is refused; `**` only as the whole first
+// label; `*` inside a later label only as the whole label; a wildcard over a top-level domain
+// (`*.com`, `**.com`) is refused.
+std::string host_problem(const std::string& host) {
+    for (unsigned char c : host)
+        if (c < 0x20 || c == 0x7f) return "holds a control character";
+    if (host == "*" || host == "**") return "is a wildcard over every host";
+    if (host.find('*') == std::string::npos) return "";
+    if ((host.starts_with("*.") || host.starts_with("**.")) &&
+        std::count(host.begin(), host.end(), '.') + 1 <= 2)
+        return "is a wildcard over a whole top-level domain";
+    std::size_t dot = host.find('.');
+    std::string first = host.substr(0, dot);
+    if (first.find("**") != std::string::npos && first != "**")
+        return "has `**` inside its first label (it must be the whole label)";
+    while (dot != std::string::npos) {
+        std::size_t next = host.find('.', dot + 1);
+        std::string label = host.substr(dot + 1, next == std::string::npos ? std::string::npos : next - dot - 1);
+        if (label.find("**") != std::string::npos || (label.find('*') != std::string::npos && label != "*"))
+            return "has a wildcard inside a later label (a later label may only be `*` whole)";
+        dot = next;
+    }
+    return "";
+}
+
+void check_endpoint(const Endpoint& e, const std::string& file) {
+    const bool tcp = e.protocol == "tcp" || e.protocol == "TCP" || e.protocol == "Tcp";
+    const std::string trimmed = e.host.substr(0, e.host.find_last_not_of(" \t") + 1);
+    if (trimmed.find_first_not_of(" \t") == std::string::npos) {
+        if (tcp)
+            yaml::fail(file, e.field, "protocol tcp without a host", "name the DNS host it connects to");
+        if (e.allowed_ips.empty())
+            yaml::fail(file, e.field, "no host", "name the host (`host: api.example.com`), or constrain "
+                                                 "a hostless endpoint with allowed_ips");
+    } else if (tcp && is_ip_literal(e.host)) {
+        yaml::fail(file, e.field + ".host", "protocol tcp with an IP address", "name a DNS host instead");
+    }
+    if (e.ports.empty())
+        yaml::fail(file, e.field, "no port (OpenShell requires one)", "add `port: 443` (or `ports: [...]`)");
+    for (auto p : e.ports)
+        if (p < 1 || p > 65535)
+            yaml::fail(file, e.field, "port " + std::to_string(p) + " is outside 1..65535",
+                       "write a port from 1 to 65535");
+    if (std::string why = host_problem(e.host); !why.empty())
+        yaml::fail(file, e.field + ".host", "\"" + printable(e.host) + "\" " + why + "; OpenShell refuses it",
+                   "write `*.example.com` (one label) or `**.example.com` (any depth) under a "
+                   "registered domain, or name the host");
+}
+
+Middleware middleware(const std::string& name, const YAML::Node& node, const std::string& file,
+                      const std::string& field) {
+    if (!node.IsMap()) yaml::fail(file, field, "a middleware is a map", "give `middleware:` and `endpoints:`");
+    yaml::only_keys(node, {"name", "middleware", "order", "config", "on_error", "endpoints"}, file, field);
+    Middleware m;
+    m.name = name;
+    m.field = field;
+    if (yaml::scalar(node, "middleware", file, field).empty())
+        yaml::fail(file, yaml::at(field, "middleware"), "missing", "name the middleware implementation");
+    if (const YAML::Node order = node["order"]; order.IsDefined() && !order.IsNull()) {
+        std::string v = order.IsScalar() ? order.Scalar() : "";
+        std::string digits = v.starts_with('-') ? v.substr(1) : v;
+        if (order.Tag() != "?" || digits.empty() || digits.size() > 10 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+            yaml::fail(file, yaml::at(field, "order"), "\"" + v + "\" is not a whole number", "write `order: 10`");
+    }
+    if (const YAML::Node c = node["config"]; c.IsDefined() && !c.IsNull() && !c.IsMap())
+        yaml::fail(file, yaml::at(field, "config"), "must be a map", "write `config: {…}`");
+    m.on_error = yaml::scalar(node, "on_error", file, field);
+    if (!m.on_error.empty() && m.on_error != "fail_closed" && m.on_error != "fail_open")
+        yaml::fail(file, yaml::at(field, "on_error"), "\"" + m.on_error + "\"", "write fail_closed or fail_open");
+    const YAML::Node sel = node["endpoints"];
+    if (!sel.IsDefined() || sel.IsNull())
+        yaml::fail(file, yaml::at(field, "endpoints"), "missing (a middleware selects endpoints)",
+                   "write `endpoints: {include: [\"api.example.com\"]}`");
+    if (!sel.IsMap()) yaml::fail(file, yaml::at(field, "endpoints"), "must be a map", "write `{include: [...]}`");
+    yaml::only_keys(sel, {"include", "exclude"}, file, yaml::at(field, "endpoints"));
+    m.include = yaml::strings(sel, "include", file, yaml::at(field, "endpoints"));
+    m.exclude = yaml::strings(sel, "exclude", file, yaml::at(field, "endpoints"));
+    if (m.include.empty())
+        yaml::fail(file, yaml::at(field, "endpoints.include"), "empty", "include at least one host pattern");
+    for (auto& p : m.include) std::transform(p.begin(), p.end(), p.begin(), ::tolower);
+    for (auto& p : m.exclude) std::transform(p.begin(), p.end(), p.begin(), ::tolower);
+    return m;
+}
+
+}  // namespace
+
+std::string policy_document_text(const std::string& text_in) {
+    std::string text = text_in;
+    text.erase(std::remove(text.begin(), text.end(), '\r'), text.end());
+    // `openshell policy get NAME --full` prints a header of revision facts ("Version: 3",
+    // "Error: …", not always valid YAML) and the policy after a `---` line: read the policy.
+    if (text.starts_with("Version:"))
+        if (auto dashes = text.find("\n---\n"); dashes != std::string::npos) text.erase(0, dashes + 5);
+    return text;
+}
+
+// Schema followed: OpenShell's policy file (crates/openshell-policy), every map closed to
+// unknown fields: `version` (required integer), filesystem_policy, landlock, process,
+// network_policies.<key> {name, endpoints, binaries}, network_middlewares.<name>.
 OpenShellPolicy parse_openshell_policy(const std::string& text, const std::string& file) {
     OpenShellPolicy policy;
     policy.file = file;
-    // `openshell policy get NAME --full` prints a header of revision facts ("Version: 3",
-    // "Error: …", not always valid YAML) and the policy after a `---` line: read the policy.
-    std::string policy_text = text;
-    if (policy_text.starts_with("Version:"))
-        if (auto dashes = policy_text.find("\n---\n"); dashes != std::string::npos)
-            policy_text.erase(0, dashes + 5);
-    for (const YAML::Node& doc : yaml::load_all(policy_text, file)) {
-        if (doc.IsNull()) continue;
-        if (!doc.IsMap())
-            yaml::fail(file, "", "an OpenShell policy is a map",
-                       "start with `version: 1` and `network_policies:`");
-        std::string version = yaml::scalar(doc, "version", file, "");
-        if (!version.empty() && version != "1")
-            yaml::fail(file, "version", "schema version \"" + version + "\" is not known",
-                       "write `version: 1`, the schema OpenShell reads");
-        const YAML::Node rules = doc["network_policies"];
-        if (!rules.IsDefined() || rules.IsNull()) continue;
-        if (!rules.IsMap())
-            yaml::fail(file, "network_policies", "must be a map of named rules",
-                       "write `network_policies:` then `  my_rule:` with endpoints and binaries");
-        for (auto it = rules.begin(); it != rules.end(); ++it) {
-            NetworkRule rule;
-            rule.key = it->first.Scalar();
-            const std::string field = "network_policies." + rule.key;
-            const YAML::Node body = it->second;
-            if (!body.IsMap())
-                yaml::fail(file, field, "a rule is a map", "give it `endpoints:` and `binaries:`");
-            rule.name = yaml::scalar(body, "name", file, field);
-            if (rule.name.empty()) rule.name = rule.key;
-            const YAML::Node endpoints = body["endpoints"];
-            if (endpoints.IsDefined() && !endpoints.IsNull()) {
-                if (!endpoints.IsSequence())
-                    yaml::fail(file, field + ".endpoints", "must be a list",
-                               "write `endpoints:` then `- host: …` items");
-                for (std::size_t i = 0; i < endpoints.size(); ++i)
-                    rule.endpoints.push_back(yaml::endpoint(
-                        endpoints[i], file, field + ".endpoints[" + std::to_string(i) + "]"));
+    const YAML::Node doc = yaml::load_one(policy_document_text(text), file, "the OpenShell policy");
+    if (!doc.IsMap())
+        yaml::fail(file, "", "an OpenShell policy is a map", "start with `version: 1` and `network_policies:`");
+    yaml::only_keys(doc, {"version", "filesystem_policy", "landlock", "process", "network_policies",
+                          "network_middlewares"},
+                    file, "");
+    if (!doc["version"].IsDefined() || doc["version"].IsNull())
+        yaml::fail(file, "version", "missing (OpenShell requires it)", "write `version: 1` at the top");
+    yaml::integer(doc, "version", 0xffffffffu, file, "");
+    if (const YAML::Node fs = doc["filesystem_policy"]; fs.IsDefined() && !fs.IsNull()) {
+        if (!fs.IsMap()) yaml::fail(file, "filesystem_policy", "must be a map", "write `read_only: [...]`");
+        yaml::only_keys(fs, {"include_workdir", "read_only", "read_write"}, file, "filesystem_policy");
+        yaml::boolean(fs, "include_workdir", file, "filesystem_policy");
+        yaml::strings(fs, "read_only", file, "filesystem_policy");
+        yaml::strings(fs, "read_write", file, "filesystem_policy");
+    }
+    if (const YAML::Node l = doc["landlock"]; l.IsDefined() && !l.IsNull()) {
+        if (!l.IsMap()) yaml::fail(file, "landlock", "must be a map", "write `compatibility: best_effort`");
+        yaml::only_keys(l, {"compatibility"}, file, "landlock");
+    }
+    if (const YAML::Node p = doc["process"]; p.IsDefined() && !p.IsNull()) {
+        if (!p.IsMap()) yaml::fail(file, "process", "must be a map", "write `run_as_user: sandbox`");
+        yaml::only_keys(p, {"run_as_user", "run_as_group"}, file, "process");
+    }
+    if (const YAML::Node mws = doc["network_middlewares"]; mws.IsDefined() && !mws.IsNull()) {
+        if (!mws.IsMap()) yaml::fail(file, "network_middlewares", "must be a map of named middlewares", "write `NAME: {…}`");
+        for (auto it = mws.begin(); it != mws.end(); ++it)
+            policy.middlewares.push_back(
+                middleware(it->first.Scalar(), it->second, file, "network_middlewares." + it->first.Scalar()));
+    }
+    const YAML::Node rules = doc["network_policies"];
+    if (!rules.IsDefined() || rules.IsNull()) return policy;
+    if (!rules.IsMap())
+        yaml::fail(file, "network_policies", "must be a map of named rules",
+                   "write `network_policies:` then `  my_rule:` with endpoints and binaries");
+    for (auto it = rules.begin(); it != rules.end(); ++it) {
+        NetworkRule rule;
+        rule.key = it->first.Scalar();
+        const std::string field = "network_policies." + rule.key;
+        const YAML::Node body = it->second;
+        if (!body.IsMap()) yaml::fail(file, field, "a rule is a map", "give it `endpoints:` and `binaries:`");
+        yaml::only_keys(body, {"name", "endpoints", "binaries"}, file, field);
+        rule.name = yaml::scalar(body, "name", file, field);
+        if (rule.name.empty()) rule.name = rule.key;
+        const YAML::Node endpoints = body["endpoints"];
+        if (endpoints.IsDefined() && !endpoints.IsNull()) {
+            if (!endpoints.IsSequence())
+                yaml::fail(file, field + ".endpoints", "must be a list", "write `endpoints:` then `- host: …` items");
+            for (std::size_t i = 0; i < endpoints.size(); ++i) {
+                rule.endpoints.push_back(
+                    yaml::endpoint(endpoints[i], file, field + ".endpoints[" + std::to_string(i) + "]", true));
+                check_endpoint(rule.endpoints.back(), file);
             }
-            rule.binaries = yaml::binaries(body["binaries"], file, field + ".binaries");
-            policy.rules.push_back(std::move(rule));
         }
+        rule.binaries = yaml::binaries(body["binaries"], file, field + ".binaries", true);
+        policy.rules.push_back(std::move(rule));
     }
     return policy;
 }

@@ -40,7 +40,7 @@ ProviderProfile profile(const YAML::Node& node, const std::string& file, const s
             yaml::fail(file, at + "endpoints", "must be a list", "write `endpoints:` then `- host: …`");
         for (std::size_t i = 0; i < eps.size(); ++i)
             p.endpoints.push_back(
-                yaml::endpoint(eps[i], file, at + "endpoints[" + std::to_string(i) + "]"));
+                yaml::endpoint(eps[i], file, at + "endpoints[" + std::to_string(i) + "]", false));
     }
     return p;
 }

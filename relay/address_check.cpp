@@ -24,7 +24,9 @@ constexpr uint32_t ip4(unsigned a, unsigned b, unsigned c, unsigned d) {
 }
 
 // Specific entries first: the first match wins. Metadata services sit inside ranges that
-// --allow-private lifts, so they are listed before those ranges as never dialled.
+// --allow-private lifts, so they are listed before those ranges as never dialled. The reserved
+// ranges are no one's on the internet, but a network may answer public names with them
+// (split-horizon DNS, an intercepting proxy): an --allow-range naming them opens them.
 const V4Range kV4Ranges[] = {
     {ip4(169, 254, 169, 254), 32, AddressClass::forbidden, "cloud metadata service"},
     {ip4(100, 100, 100, 200), 32, AddressClass::forbidden, "cloud metadata service"},
@@ -37,14 +39,14 @@ const V4Range kV4Ranges[] = {
     {ip4(192, 168, 0, 0), 16, AddressClass::private_range, "private (RFC 1918)"},
     {ip4(100, 64, 0, 0), 10, AddressClass::private_range, "shared address space (CGNAT)"},
     {ip4(169, 254, 0, 0), 16, AddressClass::forbidden, "link-local"},
-    {ip4(192, 0, 0, 0), 24, AddressClass::forbidden, "IETF protocol assignments"},
-    {ip4(192, 0, 2, 0), 24, AddressClass::forbidden, "documentation"},
-    {ip4(198, 51, 100, 0), 24, AddressClass::forbidden, "documentation"},
-    {ip4(203, 0, 113, 0), 24, AddressClass::forbidden, "documentation"},
-    {ip4(192, 88, 99, 0), 24, AddressClass::forbidden, "6to4 relay anycast"},
-    {ip4(198, 18, 0, 0), 15, AddressClass::forbidden, "benchmarking"},
+    {ip4(192, 0, 0, 0), 24, AddressClass::reserved, "IETF protocol assignments"},
+    {ip4(192, 0, 2, 0), 24, AddressClass::reserved, "documentation"},
+    {ip4(198, 51, 100, 0), 24, AddressClass::reserved, "documentation"},
+    {ip4(203, 0, 113, 0), 24, AddressClass::reserved, "documentation"},
+    {ip4(192, 88, 99, 0), 24, AddressClass::reserved, "6to4 relay anycast"},
+    {ip4(198, 18, 0, 0), 15, AddressClass::reserved, "benchmarking"},
     {ip4(224, 0, 0, 0), 4, AddressClass::forbidden, "multicast"},
-    {ip4(240, 0, 0, 0), 4, AddressClass::forbidden, "reserved"},
+    {ip4(240, 0, 0, 0), 4, AddressClass::reserved, "reserved"},
 };
 
 std::string v4_text(uint32_t host_order) {
@@ -106,9 +108,9 @@ AddressVerdict classify_v6(const in6_addr& a) {
     if (prefix_is(a, {0x20, 0x02})) return embedded("6to4 2002::/16", v4_at(a, 2));
     if (prefix_is(a, {0x20, 0x01, 0x00, 0x00}))
         return {AddressClass::forbidden, false, "Teredo (embeds an obfuscated IPv4) " + text};
-    if (prefix_is(a, {0x20, 0x01, 0x0d, 0xb8})) return {AddressClass::forbidden, false, "documentation " + text};
+    if (prefix_is(a, {0x20, 0x01, 0x0d, 0xb8})) return {AddressClass::reserved, false, "documentation " + text};
     if (prefix_is(a, {0x01, 0x00, 0, 0, 0, 0, 0, 0}))
-        return {AddressClass::forbidden, false, "discard-only " + text};
+        return {AddressClass::reserved, false, "discard-only " + text};
     if (std::memcmp(&a, &kAwsMetadata, sizeof a) == 0)
         return {AddressClass::forbidden, false, "cloud metadata service " + text};
     if (a.s6_addr[0] == 0xff) return {AddressClass::forbidden, false, "multicast " + text};
@@ -182,6 +184,7 @@ bool is_own_address(const sockaddr* sa, const std::vector<in6_addr>& own) {
 }
 
 std::optional<std::string> address_refusal(const sockaddr* sa, bool allow_private,
+                                           const std::vector<AddressRange>& ranges,
                                            const std::vector<in6_addr>& own, uint16_t relay_port) {
     AddressVerdict v = classify_address(sa);
     bool own_addr = is_own_address(sa, own);
@@ -190,11 +193,20 @@ std::optional<std::string> address_refusal(const sockaddr* sa, bool allow_privat
                " is this relay itself";
     if (v.cls == AddressClass::forbidden)
         return "the host resolves to " + v.what + ", which is never dialled";
-    if (v.cls == AddressClass::private_range && !allow_private)
-        return "the host resolves to " + v.what +
-               ", which is refused (only --allow-private lifts this, for tests)";
-    if (own_addr && !allow_private)
-        return "the host resolves to " + v.what + ", one of this machine's own addresses";
+    const bool in_range =
+        (v.cls != AddressClass::global || own_addr) && find_range(ranges, sa) != nullptr;
+    const bool opened = in_range || (allow_private && v.cls == AddressClass::private_range);
+    const std::string address = v.what.substr(v.what.rfind(' ') + 1);
+    const std::string lift =
+        " (if this network is yours and answers public names with such addresses, name its range "
+        "in relay.allow_ranges, e.g. \"" + address +
+        (address.find(':') == std::string::npos ? "/32" : "/128") + "\")";
+    if (v.cls == AddressClass::reserved && !opened)
+        return "the host resolves to " + v.what + ", which is not a public address" + lift;
+    if (v.cls == AddressClass::private_range && !opened)
+        return "the host resolves to " + v.what + ", which is refused" + lift;
+    if (own_addr && !opened && !allow_private)
+        return "the host resolves to " + v.what + ", one of this machine's own addresses" + lift;
     return std::nullopt;
 }
 

@@ -9,12 +9,17 @@
 #include <string>
 #include <vector>
 
+#include "common/address_range.h"
+
 namespace toolcage::relay {
 
 enum class AddressClass {
     global,         // fine to dial
     private_range,  // loopback, RFC 1918, CGNAT, ULA, site-local: lifted by --allow-private
-    forbidden,      // unspecified, link-local, metadata, multicast, broadcast, reserved: never
+                    // or by an --allow-range that holds the address
+    reserved,       // documentation, benchmarking, reserved: only an --allow-range opens it
+                    // (a network that answers public names with such addresses)
+    forbidden,      // unspecified, link-local, metadata, multicast, broadcast: never
 };
 
 struct AddressVerdict {
@@ -38,8 +43,11 @@ std::vector<in6_addr> own_addresses_cached();
 bool is_own_address(const sockaddr* sa, const std::vector<in6_addr>& own);
 
 // The whole direct-mode rule for one resolved address: nullopt when it may be dialled, else
-// why not. `relay_port` guards against a tunnel back into the relay itself.
+// why not. `relay_port` guards against a tunnel back into the relay itself; `ranges` (the
+// policy's relay.allow_ranges) open the private and reserved addresses they hold, never a
+// forbidden one. A refusal a range could lift says so.
 std::optional<std::string> address_refusal(const sockaddr* sa, bool allow_private,
+                                           const std::vector<AddressRange>& ranges,
                                            const std::vector<in6_addr>& own, uint16_t relay_port);
 
 }  // namespace toolcage::relay

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/address_range.h"
 #include "relay/socket_io.h"
 #include "relay/target.h"
 
@@ -33,6 +34,7 @@ DialOutcome connect_address(const sockaddr_storage& addr, Clock::time_point dead
 struct DirectOptions {
     bool allow_private = false;
     uint16_t relay_port = 0;
+    std::vector<AddressRange> allow_ranges;  // non-public ranges this network owns
 };
 
 DialOutcome dial_direct(const Target& t, const DirectOptions& opt, Clock::time_point deadline);

@@ -111,6 +111,7 @@ DialOutcome dial_direct(const Target& t, const DirectOptions& opt, Clock::time_p
     std::vector<in6_addr> own = own_addresses_cached();
     for (const auto& a : answers) {
         if (auto why = address_refusal(reinterpret_cast<const sockaddr*>(&a), opt.allow_private,
+                                       opt.allow_ranges,
                                        own, opt.relay_port)) {
             out.status = 403;
             out.reason = *why;

@@ -20,7 +20,9 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
-std::string rule_key(const std::string& name) {
+}  // namespace
+
+std::string relay_rule_key(const std::string& name) {
     std::string key = "toolcage_relay";
     if (!name.empty()) key += "_";
     for (char c : name) {
@@ -30,7 +32,6 @@ std::string rule_key(const std::string& name) {
     return key;
 }
 
-// Whether relay.credentialed declares this entry (same port, a pattern that covers its hosts).
 bool declared_credentialed(const AllowEntry& e, const std::vector<AllowEntry>& credentialed) {
     for (const auto& c : credentialed)
         if (c.port == e.port && host_pattern_covers(relay_host_pattern(c), relay_host_pattern(e)))
@@ -38,32 +39,47 @@ bool declared_credentialed(const AllowEntry& e, const std::vector<AllowEntry>& c
     return false;
 }
 
-}  // namespace
+void check_relay_binary_path(const std::string& path) {
+    if (path.empty() || path.front() != '/')
+        throw Error("toolcage-relay path \"" + path +
+                    "\": must be absolute (OpenShell matches the executable's canonical path)");
+    // OpenShell reads a binary path as a glob: `/usr/**` would grant every program under /usr.
+    if (path.find_first_of("*?[]{}") != std::string::npos)
+        throw Error("toolcage-relay path \"" + path +
+                    "\": holds a glob character, which OpenShell expands (`/usr/**` grants every "
+                    "program there); give the relay's one installed path");
+    for (unsigned char c : path)
+        if (c < 0x20 || c == 0x7f)
+            throw Error("toolcage-relay path: holds a control character; give the relay's installed path");
+}
 
 // Schema followed (OpenShell policy schema reference, "Network Policies"):
-//   version: 1                         the only schema version
+//   version: 1                         the schema version OpenShell reads
 //   network_policies.<key>             one named rule; the key is its stable identifier
 //     name                             display name in OpenShell's logs
-//     endpoints[].host / .port         one endpoint per allow entry; "*.suffix" is OpenShell's
-//                                      first-label wildcard, the same boundary the relay uses
-//     endpoints[].tls: skip            the relay tunnels TLS end to end; OpenShell copies the
-//                                      bytes instead of terminating them, and so never puts a
-//                                      provider's key into them
+//     endpoints[].host / .port         one endpoint per allow entry; the relay's `*.suffix`
+//                                      matches hosts any labels deep, which is OpenShell's
+//                                      `**.suffix` (its `*.suffix` is one label only)
+//     (no tls, no protocol)            an L4 endpoint in OpenShell's default TLS handling: it
+//                                      carries none of the request metadata OpenShell's
+//                                      ambiguity check compares, so it never collides with a
+//                                      stock policy's endpoint for the same host (every stock
+//                                      policy uses that default). OpenShell terminates the TLS
+//                                      the relay tunnels, as for any program of the sandbox.
 //     binaries[].path                  the relay binary only: no other program of the cage
 //                                      is granted any endpoint
 // A host of relay.credentialed is reached with the agent's credential on purpose: OpenShell
-// rejects `tls: skip` (and any uninspected endpoint) where a provider's credential is bound,
-// and only injects it into traffic it inspects, so that endpoint gets the shape OpenShell's own
-// provider profiles give a model API (`protocol: rest`, `access: read-write`, enforced).
+// only injects a credential into traffic it inspects, so that endpoint gets the shape OpenShell's
+// own provider profiles give a model API (`protocol: rest`, `access: read-write`, enforced).
+// `toolcage policy openshell NAME --base FILE` (lint/openshell_merge.h) shapes each endpoint
+// against the sandbox's policy instead, `tls: skip` wherever that policy leaves the host free.
 // No `allowed_ips`.
 std::string openshell_policy_yaml(const Policy& policy, const std::string& relay_binary_path) {
     const std::string where = "relay.allow in " + (policy.file.empty() ? policy.name : policy.file);
     if (policy.relay.allow.empty())
         throw Error(where + ": empty (list the hosts the relay may reach, e.g. "
                             "\"api.example.com\")");
-    if (relay_binary_path.empty() || relay_binary_path.front() != '/')
-        throw Error("toolcage-relay path \"" + relay_binary_path +
-                    "\": must be absolute (OpenShell matches the executable's canonical path)");
+    check_relay_binary_path(relay_binary_path);
     for (const auto& entry : policy.relay.allow)
         if (entry.starts_with("{"))
             throw Error(where + ": \"" + entry +
@@ -82,19 +98,16 @@ std::string openshell_policy_yaml(const Policy& policy, const std::string& relay
       << "# Only toolcage-relay may reach these endpoints; caged programs reach them through it.\n"
       << "version: 1\n"
       << "network_policies:\n"
-      << "  " << rule_key(policy.name) << ":\n"
+      << "  " << relay_rule_key(policy.name) << ":\n"
       << "    name: " << quoted("toolcage-relay " + policy.name) << "\n"
       << "    endpoints:\n";
     for (const auto& e : list.entries()) {
-        std::string host = e.wildcard ? "*." + e.host : e.host;
-        y << "      - host: " << quoted(host) << "\n"
+        y << "      - host: " << quoted(relay_host_pattern(e)) << "\n"
           << "        port: " << e.port << "\n";
         if (declared_credentialed(e, credentialed))
             y << "        protocol: rest\n"
               << "        access: read-write\n"
               << "        enforcement: enforce\n";
-        else
-            y << "        tls: skip\n";
     }
     y << "    binaries:\n"
       << "      - path: " << quoted(relay_binary_path) << "\n";

@@ -24,6 +24,12 @@ void run_relay(const RelayOptions& opt) {
     if (!opt.upstream.empty()) ctx.upstream = UpstreamProxy::parse(opt.upstream);
     if (opt.watch_fd >= 0) check_watch_fd(opt.watch_fd);
     ctx.allow_private = opt.allow_private;
+    for (const auto& text : opt.allow_ranges) {
+        std::string problem;
+        auto range = parse_address_range(text, problem);
+        if (!range) throw Error("--allow-range: " + problem);
+        ctx.allow_ranges.push_back(*range);
+    }
     ctx.header_timeout = opt.header_timeout;
     ctx.connect_timeout = opt.connect_timeout;
 
@@ -47,6 +53,8 @@ void run_relay(const RelayOptions& opt) {
         log_event("warn", "start",
                   "--allow-private: loopback and private addresses may be dialled; use this "
                   "for tests only");
+    for (const auto& r : ctx.allow_ranges)
+        log_event("info", "start", "--allow-range " + r.text + ": its addresses may be dialled");
     log_event("info", "start",
               "listening on port " + std::to_string(port) + ", " +
                   (ctx.upstream ? "upstream " + ctx.upstream->host + ":" +

@@ -15,6 +15,7 @@ struct RelayOptions {
     std::string upstream;    // http://[user:pass@]host:port, or empty for direct mode
     std::string token_file;  // empty: no authentication (warned)
     bool allow_private = false;
+    std::vector<std::string> allow_ranges;  // CIDR ranges dialled although not public
     int watch_fd = -1;
     int ready_fd = -1;
     bool detach = false;

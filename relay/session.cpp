@@ -136,7 +136,8 @@ void serve_client(Fd& client, ConnectRecord& rec, bool& finished, Clock::time_po
     auto dial_deadline = Clock::now() + ctx.connect_timeout;
     DialOutcome dialed =
         ctx.upstream ? dial_upstream(*ctx.upstream, target, dial_deadline)
-                     : dial_direct(target, {ctx.allow_private, ctx.relay_port}, dial_deadline);
+                     : dial_direct(target, {ctx.allow_private, ctx.relay_port, ctx.allow_ranges},
+                                   dial_deadline);
     rec.address = dialed.address;
     if (dialed.status != 0) return refuse(dialed.status, dialed.reason);
 

@@ -6,6 +6,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "common/address_range.h"
 
 #include "relay/allowlist.h"
 #include "relay/auth.h"
@@ -20,6 +23,7 @@ struct SessionContext {
     TokenAuth auth;
     std::optional<UpstreamProxy> upstream;  // empty: direct mode
     bool allow_private = false;
+    std::vector<AddressRange> allow_ranges;
     uint16_t relay_port = 0;
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds connect_timeout{10000};

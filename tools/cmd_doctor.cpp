@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "cage/doctor.h"
 #include "tools/commands.h"
@@ -23,10 +24,21 @@ int run_doctor(const DoctorOptions& o) {
     Policy p = load_checked_policy(o.policy);
     std::string wd = o.workdir.empty() ? std::filesystem::current_path().string() : o.workdir;
     cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi, /*relay_linked=*/true);
-    if (o.json)
-        std::cout << cage::to_json(r).dump(2) << '\n';
-    else
+    // relay.allow_ranges: the non-public ranges this network's resolver may answer with, which
+    // the relay dials although it refuses every other private or reserved address.
+    if (o.json) {
+        nlohmann::json j = cage::to_json(r);
+        if (p.relay.enabled) j["relay_allow_ranges"] = p.relay.allow_ranges;
+        std::cout << j.dump(2) << '\n';
+    } else {
         std::cout << cage::to_text(r);
+        if (p.relay.enabled && !p.relay.allow_ranges.empty()) {
+            std::string ranges;
+            for (const auto& range : p.relay.allow_ranges) ranges += (ranges.empty() ? "" : ", ") + range;
+            std::cout << "relay.allow_ranges: " << ranges
+                      << " (the relay may dial these although they are not public addresses)\n";
+        }
+    }
     return r.would_run ? 0 : 1;
 }
 

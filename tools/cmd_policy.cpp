@@ -5,11 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/host_pattern.h"
 #include "common/policy_loader.h"
 #include "common/policy_schema.h"
 #include "hook/classify/rules.h"
 #include "hook/decision/soul.h"
+#include "lint/openshell_merge.h"
 #include "lint/report.h"
+#include "lint/yaml_read.h"
 #include "relay/openshell_policy.h"
 #include "tools/commands.h"
 #include "tools/openshell_lint_input.h"
@@ -26,6 +29,7 @@ struct PolicyOptions {
     std::string profile_dir;
     std::string openshell_name;
     std::string lint_name;
+    std::string base;  // --base FILE: the sandbox's current policy to merge into
     OpenShellOptions openshell;
     bool force = false;
     bool json = false;
@@ -72,12 +76,52 @@ std::string generated_relay_policy(const Policy& p, const OpenShellOptions& o, c
     return relay::openshell_policy_yaml(filled, relay_binary_path(o.relay_path));
 }
 
+// The relay's access as the merge reads it: each relay.allow entry as OpenShell's host pattern.
+lint::RelayAccess relay_access(const Policy& filled, const std::string& relay_path) {
+    const std::string where = "relay.allow in " + (filled.file.empty() ? filled.name : filled.file);
+    if (filled.relay.allow.empty())
+        throw Error(where + ": empty (list the hosts the relay may reach, e.g. \"api.example.com\")");
+    lint::RelayAccess access;
+    access.rule_key = relay::relay_rule_key(filled.name);
+    access.display_name = "toolcage-relay " + filled.name;
+    access.relay_binary = relay_binary_path(relay_path);
+    relay::check_relay_binary_path(access.relay_binary);
+    std::vector<AllowEntry> credentialed;
+    for (const auto& c : filled.relay.credentialed)
+        credentialed.push_back(parse_allow_entry(c, "relay.credentialed"));
+    for (const auto& text : filled.relay.allow) {
+        AllowEntry e = parse_allow_entry(text, where);
+        access.endpoints.push_back(
+            {relay_host_pattern(e), e.port, relay::declared_credentialed(e, credentialed), text});
+    }
+    return access;
+}
+
+// `--base FILE`: FILE with the relay's access merged in; the base's provider layers (which the
+// output leaves to the gateway) are kept for the checks.
+std::string merged_relay_policy(const Policy& p, const PolicyOptions& o, lint::OpenShellPolicy& layers) {
+    std::vector<std::string> notes;
+    Policy filled = with_placeholders_filled(p, o.openshell.npm_registry, notes);
+    for (const auto& n : notes) std::cerr << "toolcage policy openshell: note: " << n << '\n';
+    const std::string text = lint::yaml::read_text(o.base, "the base policy");
+    std::string merged = lint::merged_policy_yaml(relay_access(filled, o.openshell.relay_path), text, o.base);
+    layers = lint::parse_openshell_policy(text, o.base + " (provider layers)");
+    std::erase_if(layers.rules, [](const lint::NetworkRule& r) { return !r.provider_layer(); });
+    layers.middlewares.clear();  // already in the merged policy
+    return merged;
+}
+
 // `policy openshell`: the same checks as `policy lint` on the policy about to be printed; a
 // policy that breaks them is not printed (exit 2) unless --force, which says so on stderr.
 int openshell_cmd(const PolicyOptions& o) {
     Policy p = load_checked_policy(o.openshell_name);
-    std::string yaml = generated_relay_policy(p, o.openshell, "toolcage policy openshell", true);
-    lint::Findings findings = lint::run_lint(lint_input(p, yaml, o.openshell));
+    lint::OpenShellPolicy layers;
+    std::string yaml = o.base.empty()
+                           ? generated_relay_policy(p, o.openshell, "toolcage policy openshell", true)
+                           : merged_relay_policy(p, o, layers);
+    lint::LintInput input = lint_input(p, yaml, o.openshell);
+    if (!layers.rules.empty()) input.openshell.push_back(layers);
+    lint::Findings findings = lint::run_lint(input);
     if (lint::failing(findings)) {
         std::cerr << lint::text_report(findings, "the OpenShell policy for " + p.name);
         if (!o.force) {
@@ -144,6 +188,9 @@ Subcommand add_policy_command(CLI::App& app) {
         "openshell", "Print the OpenShell network policy that lets only the relay out");
     openshell->add_option("name", o->openshell_name, "Policy name or file")->required();
     add_openshell_inputs(openshell, o->openshell);
+    openshell->add_option("--base", o->base,
+                          "The sandbox's current policy (`openshell policy get NAME --full` saved "
+                          "to a file): print it with the relay's access merged in");
     openshell->add_flag("--force", o->force, "Print the policy even when the checks find problems");
     auto* lint = sub->add_subcommand(
         "lint", "Check a policy's OpenShell deployment: credential hosts, ambiguous endpoints");

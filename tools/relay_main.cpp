@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
                    "toolcage)");
     app.add_flag("--allow-private", opt.allow_private,
                  "let targets resolve to loopback and private addresses (tests only)");
+    app.add_option("--allow-range", opt.allow_ranges,
+                   "a CIDR range of this network the relay may dial although it is not public "
+                   "(repeatable); never metadata, link-local, multicast or broadcast addresses");
     app.add_option("--watch-fd", opt.watch_fd,
                    "pidfd of the launching step, or a lifeline pipe's read end: exit when it ends");
     app.add_option("--ready-fd", opt.ready_fd, "write the bound port and a newline here when ready");

@@ -8,6 +8,8 @@
 
 #include "common/error.h"
 #include "lint/agent_env_file.h"
+#include "lint/lint.h"
+#include "lint/openshell_merge.h"
 #include "lint/openshell_policy_file.h"
 #include "lint/providers_file.h"
 
@@ -16,9 +18,24 @@ using namespace toolcage::lint;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     try {
-        for (const auto& rule : parse_openshell_policy(text, "f.yaml").rules)
+        OpenShellPolicy policy = parse_openshell_policy(text, "f.yaml");
+        for (const auto& rule : policy.rules)
             for (const auto& e : rule.endpoints)
                 if (e.ports.empty()) std::abort();  // a port is required, so always read
+        // What the lint decides of an accepted policy, and what the merge prints into it: the
+        // merge either refuses or prints a policy the same reader accepts.
+        LintInput in;
+        in.openshell.push_back(policy);
+        run_lint(in);
+        RelayAccess relay{"toolcage_relay_f", "toolcage-relay f", "/usr/bin/toolcage-relay",
+                          {{"registry.npmjs.org", 443, false, "registry.npmjs.org"},
+                           {"**.example.com", 443, false, "*.example.com"}}};
+        std::string merged = merged_policy_yaml(relay, text, "f.yaml");
+        try {
+            parse_openshell_policy(merged, "merged.yaml");
+        } catch (const toolcage::Error&) {
+            std::abort();
+        }
     } catch (const toolcage::Error&) {
     }
     try {

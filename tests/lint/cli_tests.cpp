@@ -1,12 +1,16 @@
 // `toolcage policy openshell` and `toolcage policy lint` as a user runs them: shipped policies,
 // a policy that extends one, a Hermes .env, the sandbox's own OpenShell policies.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 #include "tests/hook/run_binary.h"
+#include "tests/lint/lint_test_helpers.h"
 
+using toolcage::lint::test::has;
 using toolcage::test::run_binary;
 using toolcage::test::RunResult;
 using toolcage::test::TempDir;
@@ -14,8 +18,6 @@ using toolcage::test::write_file;
 
 namespace {
 const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct Home {
     TempDir dir;
@@ -41,7 +43,8 @@ TEST_CASE("policy openshell fills {npm_registry} in forge and in a policy that e
     RunResult forge = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge"} + kRegistry);
     INFO(forge.err);
     REQUIRE(forge.exit_code == 0);
-    CHECK(has(forge.out, "      - host: \"registry.example.org\"\n        port: 443\n        tls: skip\n"));
+    CHECK(has(forge.out, "      - host: \"registry.example.org\"\n        port: 443\n"));
+    CHECK_FALSE(has(forge.out, "tls: skip"));  // stand-alone: OpenShell's default, beside any stock policy
     CHECK_FALSE(has(forge.out, "{npm_registry}"));
     // The model API, declared in relay.credentialed, gets the inspected shape.
     CHECK(has(forge.out, "      - host: \"api.anthropic.com\"\n        port: 443\n        protocol: rest\n"
@@ -123,7 +126,7 @@ TEST_CASE("policy lint --json reports each finding with file, field and fix, and
     RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", kFixtures + "/team.json",
                                                           "--agent-env", home.dir / "hermes.env",
                                                           "--openshell-policy",
-                                                          kFixtures + "/sandbox_github.yaml", "--json"} +
+                                                          kFixtures + "/sandbox_pypi.yaml", "--json"} +
                                      kRegistry);
     INFO(r.out << r.err);
     CHECK(r.exit_code == 1);
@@ -137,7 +140,7 @@ TEST_CASE("policy lint --json reports each finding with file, field and fix, and
         CHECK(!f["fix"].get<std::string>().empty());
     }
     CHECK(rules.count("relay.credential-host"));
-    CHECK(rules.count("openshell.ambiguity"));  // github.com: skipped by the relay, inspected there
+    CHECK(rules.count("openshell.ambiguity"));  // pypi.org: skipped there, the relay's in the default
     const auto& first = doc["findings"][0];
     CHECK(first["rule"] == "relay.credential-host");
     CHECK(first["field"] == "/relay/allow/8");
@@ -161,4 +164,82 @@ TEST_CASE("policy lint errors name the file and the fix, and exit 2") {
                                                             kFixtures + "/bad.yaml"} + kRegistry);
     CHECK(env.exit_code == 2);
     CHECK(has(env.err, "bad.yaml: line 1: not a KEY=VALUE assignment"));
+}
+
+TEST_CASE("policy openshell --base prints the sandbox's policy with the relay's access merged in") {
+    Home home;
+    RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge", "--base",
+                                                              kFixtures + "/stock_base.yaml", "--relay",
+                                                              "/usr/local/bin/toolcage-relay"} +
+                                         kRegistry);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(has(r.out, "github_rest_api:"));       // the base's rules, kept
+    CHECK(has(r.out, "toolcage_relay_forge:"));  // and the relay's
+    CHECK(has(r.out, "tls: skip"));              // a host the base leaves free
+    // The base's own provider layer is a credential the relay may not reach undeclared.
+    write_file(home.dir / "p.json",
+               "{\"extends\": \"forge\", \"relay\": {\"allow\": [\"api.github.com\"]}}");
+    RunResult cred = run_toolcage(home, std::vector<std::string>{"policy", "openshell", home.dir / "p.json",
+                                                                 "--base", kFixtures + "/stock_full_with_provider.yaml",
+                                                                 "--relay", "/usr/local/bin/toolcage-relay"} +
+                                            kRegistry);
+    CHECK(cred.exit_code == 2);
+    CHECK(cred.out.empty());
+    CHECK(has(cred.err, "_provider_github"));
+    CHECK(has(cred.err, "relay.credentialed"));
+}
+
+TEST_CASE("policy openshell refuses a --relay path OpenShell would expand as a glob") {
+    Home home;
+    for (const char* path : {"/usr/**", "/usr/bin/toolcage-relay*", "/opt/[a]/toolcage-relay", "relative/relay"}) {
+        INFO(path);
+        RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge", "--relay", path} +
+                                             kRegistry);
+        CHECK(r.exit_code == 2);
+        CHECK(r.out.empty());
+        CHECK(has(r.err, std::string("\"") + path + "\""));
+    }
+}
+
+TEST_CASE("policy lint refuses what is not a regular policy file, by name, without hanging") {
+    Home home;
+    ::mkfifo((home.dir / "fifo.yaml").c_str(), 0600);
+    write_file(home.dir / "typo.yaml", "version: 1\nnetwork_policies:\n  a:\n    endpoints:\n"
+                                      "      - {host: pypi.org, port: 443, tsl: skip}\n");
+    for (const auto& [file, reason] : std::vector<std::pair<std::string, std::string>>{
+             {"/dev/zero", "not a regular file"},
+             {home.dir.path(), "not a regular file (a directory)"},
+             {home.dir / "fifo.yaml", "not a regular file (a FIFO)"},
+             {home.dir / "typo.yaml", "network_policies.a.endpoints[0].tsl: unknown field"}}) {
+        INFO(file);
+        RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--openshell-policy",
+                                                                  file} + kRegistry);
+        CHECK(r.exit_code == 2);
+        CHECK(has(r.err, file + ": "));
+        CHECK(has(r.err, reason));
+    }
+}
+
+TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it") {
+    Home home;
+    write_file(home.dir / "bad.json",
+               "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"169.254.0.0/16\", \"10.0.0.1/8\"]}}");
+    RunResult bad = run_toolcage(home, {"policy", "validate", home.dir / "bad.json"});
+    CHECK(bad.exit_code != 0);
+    const std::string all = bad.out + bad.err;
+    CHECK(has(all, "/relay/allow_ranges/0"));
+    CHECK(has(all, "never dials"));
+    CHECK(has(all, "/relay/allow_ranges/1"));
+    CHECK(has(all, "bits set after its prefix"));
+    write_file(home.dir / "type.json", "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [7]}}");
+    RunResult type = run_toolcage(home, {"policy", "validate", home.dir / "type.json"});
+    CHECK(type.exit_code != 0);
+    CHECK(has(type.out + type.err, "/relay/allow_ranges/0"));
+    write_file(home.dir / "ours.json", "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"192.0.2.0/24\"]}}");
+    RunResult ok = run_toolcage(home, {"policy", "validate", home.dir / "ours.json"});
+    CHECK(ok.exit_code == 0);
+    RunResult doctor = run_toolcage(home, {"doctor", "--policy", home.dir / "ours.json", "--json"});
+    auto doc = nlohmann::json::parse(doctor.out);
+    CHECK(doc["relay_allow_ranges"] == nlohmann::json::array({"192.0.2.0/24"}));
 }

@@ -71,7 +71,7 @@ TEST_CASE("the same host declared in relay.credentialed passes") {
     CHECK(e.tls.empty());
     CHECK(e.protocol == "rest");
     CHECK(e.enforcement == "enforce");
-    CHECK(in.generated->rules[0].endpoints[0].tls == "skip");
+    CHECK(in.generated->rules[0].endpoints[0].tls.empty());  // stand-alone: OpenShell's default
 }
 
 TEST_CASE("wildcards match credential hosts both ways") {
@@ -119,8 +119,9 @@ TEST_CASE("provider profiles bind credentials to their endpoints") {
     REQUIRE(refused.size() == 1);
     CHECK(refused[0]->field == "network_policies.toolcage_relay_p.endpoints[0]");
     CHECK(refused[0]->message.find("allow_uninspected_credentials") != std::string::npos);
-    // So would the ambiguity rule: the profile inspects api.github.com, the relay skips TLS.
-    CHECK(!of_rule(fs, kAmbiguity).empty());
+    // The stand-alone endpoint carries no request metadata, so it is not ambiguous beside the
+    // profile's inspected one: the refusal above is the credential's.
+    CHECK(of_rule(fs, kAmbiguity).empty());
 }
 
 TEST_CASE("two policies shaping one host differently are flagged") {
@@ -134,16 +135,16 @@ TEST_CASE("two policies shaping one host differently are flagged") {
     CHECK(amb[0]->field == "network_policies.downloads.endpoints[0]");
     CHECK(amb[0]->message.find("sandbox_github.yaml at network_policies.github.endpoints[0]") !=
           std::string::npos);
-    CHECK(amb[0]->message.find("tls auto-detect vs skip") != std::string::npos);
+    CHECK(amb[0]->message.find("tls=auto vs skip") != std::string::npos);
     CHECK(amb[0]->fix.find("same tls") != std::string::npos);
 
     // Shapes that agree are not ambiguous, nor are different hosts or ports.
     LintInput same;
     same.openshell.push_back(parse_openshell_policy(
-        "network_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
+        "version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
         "access: read-only, enforcement: enforce}]\n    binaries: [{path: /usr/bin/curl}]\n", "a.yaml"));
     same.openshell.push_back(parse_openshell_policy(
-        "network_policies:\n  b:\n    endpoints:\n"
+        "version: 1\nnetwork_policies:\n  b:\n    endpoints:\n"
         "      - {host: api.example.com, port: 443, protocol: rest, access: full, enforcement: enforce}\n"
         "      - {host: api.example.com, port: 8443, tls: skip}\n"
         "      - {host: other.example.com, port: 443, tls: skip}\n"
@@ -153,26 +154,32 @@ TEST_CASE("two policies shaping one host differently are flagged") {
     // Protocol and enforcement count where both endpoints carry request metadata.
     LintInput enforcement;
     enforcement.openshell.push_back(parse_openshell_policy(
-        "network_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
+        "version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
         "access: read-only, enforcement: enforce}]\n", "a.yaml"));
     enforcement.openshell.push_back(parse_openshell_policy(
-        "network_policies:\n  b:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
+        "version: 1\nnetwork_policies:\n  b:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
         "access: read-only, enforcement: audit}]\n", "b.yaml"));
     Findings efs = run_lint(enforcement);
     auto e = of_rule(efs, kAmbiguity);
     REQUIRE(e.size() == 1);
-    CHECK(e[0]->message.find("enforcement enforce vs audit") != std::string::npos);
+    CHECK(e[0]->message.find("enforcement=enforce vs audit") != std::string::npos);
 }
 
-TEST_CASE("the generated relay policy against the sandbox's: a different shape is flagged") {
-    LintInput in = input({"pypi.org", "files.pythonhosted.org", "github.com"});
-    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/sandbox_pypi.yaml"));
-    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/sandbox_github.yaml"));
+TEST_CASE("the stand-alone relay policy meets stock shapes without ambiguity, not a skipped host") {
+    LintInput in = input({"pypi.org", "files.pythonhosted.org", "github.com", "*.githubusercontent.com"});
+    // Every endpoint in OpenShell's default handling, wildcards as OpenShell's any-depth `**`.
+    for (const auto& e : in.generated->rules[0].endpoints) CHECK(e.tls.empty());
+    CHECK(in.generated->rules[0].endpoints[3].host == "**.githubusercontent.com");
+    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/stock_base.yaml"));
+    in.openshell.push_back(read_openshell_policy_file(kFixtures + "/stock_npm_preset.yaml"));
+    CHECK(of_rule(run_lint(in), kAmbiguity).empty());
+    // A sandbox policy that skips TLS on a host is the case for --base.
+    in.openshell = {read_openshell_policy_file(kFixtures + "/sandbox_pypi.yaml")};
     Findings fs = run_lint(in);
     auto amb = of_rule(fs, kAmbiguity);
-    REQUIRE(amb.size() == 1);  // pypi's hosts are skipped alike; github.com is inspected there
-    CHECK(amb[0]->message.find("\"github.com\" port 443") != std::string::npos);
-    CHECK(amb[0]->fix.find("relay.credentialed") != std::string::npos);
+    REQUIRE(amb.size() == 2);  // pypi.org and files.pythonhosted.org
+    CHECK(amb[0]->message.find("\"pypi.org\" port 443") != std::string::npos);
+    CHECK(amb[0]->fix.find("--base") != std::string::npos);
 }
 
 TEST_CASE("a generated relay policy may grant the relay binary only") {
@@ -192,7 +199,7 @@ TEST_CASE("an uninspected credentialed endpoint without the opt-in is what OpenS
     LintInput in;
     in.providers = read_providers_file(kFixtures + "/provider_claude_code.yaml");
     in.openshell.push_back(parse_openshell_policy(
-        "network_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip}]\n"
+        "version: 1\nnetwork_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip}]\n"
         "    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
     Findings fs = run_lint(in);
     auto refused = of_rule(fs, kUninspectedCredential);
@@ -202,7 +209,7 @@ TEST_CASE("an uninspected credentialed endpoint without the opt-in is what OpenS
     LintInput opted;
     opted.providers = read_providers_file(kFixtures + "/provider_claude_code.yaml");
     opted.openshell.push_back(parse_openshell_policy(
-        "network_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip, "
+        "version: 1\nnetwork_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip, "
         "allow_uninspected_credentials: true}]\n    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
     CHECK(of_rule(run_lint(opted), kUninspectedCredential).empty());
 }

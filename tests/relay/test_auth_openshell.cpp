@@ -43,9 +43,11 @@ TEST_CASE("openshell policy grants the relay binary only, one endpoint per entry
     std::string y = openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay");
     CHECK(y.find("version: 1\n") != std::string::npos);
     CHECK(y.find("network_policies:\n  toolcage_relay_forge:\n") != std::string::npos);
-    CHECK(y.find("      - host: \"api.example.com\"\n        port: 443\n        tls: skip\n") !=
-          std::string::npos);
-    CHECK(y.find("      - host: \"*.cdn.example.net\"\n        port: 8443\n") != std::string::npos);
+    // Stand-alone: OpenShell's default TLS handling, which no stock policy's endpoint conflicts with.
+    CHECK(y.find("      - host: \"api.example.com\"\n        port: 443\n      - ") != std::string::npos);
+    CHECK(y.find("tls: skip") == std::string::npos);
+    // The relay's *.suffix matches any depth: OpenShell's **.suffix (its * is one label).
+    CHECK(y.find("      - host: \"**.cdn.example.net\"\n        port: 8443\n") != std::string::npos);
     CHECK(y.find("      - host: \"git.example.com\"\n        port: 22\n") != std::string::npos);
     CHECK(y.find("    binaries:\n      - path: \"/usr/local/bin/toolcage-relay\"\n") !=
           std::string::npos);
@@ -58,6 +60,17 @@ TEST_CASE("openshell policy grants the relay binary only, one endpoint per entry
     CHECK_THROWS_AS(openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay"), toolcage::Error);
     p.relay.allow = {"api.example.com"};
     CHECK_THROWS_AS(openshell_policy_yaml(p, "toolcage-relay"), toolcage::Error);
+    // OpenShell reads a binary path as a glob: `/usr/**` would grant every program there.
+    for (const char* glob : {"/usr/**", "/usr/local/bin/toolcage-rela?", "/usr/local/bin/[t]oolcage-relay",
+                             "/usr/local/bin/toolcage-relay{,2}"}) {
+        INFO(glob);
+        try {
+            openshell_policy_yaml(p, glob);
+            FAIL("a glob was granted as the relay's path");
+        } catch (const toolcage::Error& e) {
+            CHECK(std::string(e.what()).find("glob") != std::string::npos);
+        }
+    }
 }
 
 TEST_CASE("openshell policy: a placeholder left unfilled is refused with the fix") {
@@ -81,11 +94,10 @@ TEST_CASE("openshell policy: a host of relay.credentialed gets OpenShell's inspe
     p.relay.credentialed = {"api.anthropic.com", "api.example.com", "*.models.example.net"};
     std::string y = openshell_policy_yaml(p, "/usr/local/bin/toolcage-relay");
     const std::string inspected = "        protocol: rest\n        access: read-write\n        enforcement: enforce\n";
-    CHECK(y.find("      - host: \"pypi.org\"\n        port: 443\n        tls: skip\n") != std::string::npos);
+    CHECK(y.find("      - host: \"pypi.org\"\n        port: 443\n      - ") != std::string::npos);
     CHECK(y.find("      - host: \"api.anthropic.com\"\n        port: 443\n" + inspected) != std::string::npos);
-    // Declared for port 443 only: the 8443 endpoint stays an opaque tunnel.
-    CHECK(y.find("      - host: \"api.example.com\"\n        port: 8443\n        tls: skip\n") !=
-          std::string::npos);
+    // Declared for port 443 only: the 8443 endpoint stays a plain L4 one.
+    CHECK(y.find("      - host: \"api.example.com\"\n        port: 8443\n      - ") != std::string::npos);
     CHECK(y.find("      - host: \"a.models.example.net\"\n        port: 443\n" + inspected) !=
           std::string::npos);
 }

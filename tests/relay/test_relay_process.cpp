@@ -237,6 +237,30 @@ TEST_CASE("relay refuses a private address in direct mode without --allow-privat
     CHECK(echo.accepted() == 0);
 }
 
+TEST_CASE("--allow-range opens a loopback range the resolver answers, and no other") {
+    EchoServer echo;
+    std::string target = "127.0.0.1:" + std::to_string(echo.port());
+    {
+        RelayProcess relay({"--allow", target, "--allow-range", "10.0.0.0/8"});
+        expect_refused(exchange(relay.port(), connect_request(target)), 403, "relay.allow_ranges");
+        CHECK(echo.accepted() == 0);
+    }
+    RelayProcess relay({"--allow", target, "--allow-range", "127.0.0.0/8"});
+    Exchange ex = exchange(relay.port(), connect_request(target));
+    INFO(ex.response);
+    CHECK(ex.status == 200);
+    CHECK(wait_for_log(relay, "--allow-range 127.0.0.0/8"));
+}
+
+TEST_CASE("--allow-range refuses a range holding a metadata address before listening") {
+    RelayProcess relay({"--allow", "example.com", "--allow-range", "169.254.0.0/16"}, {}, false);
+    int status = 0;
+    REQUIRE(relay.wait_exit(std::chrono::seconds(5), &status));
+    CHECK(WEXITSTATUS(status) != 0);
+    INFO(relay.stderr_text() + relay.log());
+    CHECK((relay.stderr_text() + relay.log()).find("never dials") != std::string::npos);
+}
+
 TEST_CASE("relay refuses a tunnel to itself") {
     int port = free_port();
     std::string p = std::to_string(port);
