@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cstring>
 #include <iterator>
-#include <string>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "hook/decision/python_modules.h"
@@ -85,7 +85,6 @@ struct Token {
 struct Failure {
     std::string why;
 };
-
 
 bool is_string_prefix(std::string_view p) {
     std::string low;
