@@ -60,11 +60,12 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
     switch (o.verdict.decision) {
         case Decision::allow:
             out["permissionDecision"] = "allow";
-            if (!o.rewrite.empty()) {  // the read-only cage
+            if (!o.rewrite.empty()) {  // the read-only cage, or toolcage's words for a cd
                 json updated = call.input;
                 updated["command"] = o.rewrite;
                 out["updatedInput"] = std::move(updated);
-                reason += " (runs inside toolcage's read-only cage)";
+                reason += o.read_only ? " (runs inside toolcage's read-only cage)"
+                                      : " (in toolcage's words: `" + o.rewrite + "`)";
             }
             break;
         case Decision::cage: {

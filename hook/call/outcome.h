@@ -12,7 +12,8 @@ namespace toolcage::hook {
 struct Outcome {
     Verdict verdict;
     // cage, and allow in the read-only cage: the command that runs the original inside it;
-    // empty when the command runs as sent
+    // an allow that is not read-only: toolcage's own text for directory moves alone
+    // (hook/decision/shell_state.h); empty when the command runs as sent
     std::string rewrite;
     bool read_only = false;       // the rewrite is the read-only cage's
     bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})

@@ -328,6 +328,9 @@ std::span<const ProgramEntry> wrapper_programs();
 std::span<const ProgramEntry> launcher_programs();
 std::span<const ProgramEntry> admin_programs();
 std::span<const ProgramEntry> builtin_programs();
+// Builtins that take a variable name (test -v, printf -v, unset, declare, read, ...) evaluate
+// `$( )` in its subscript: `unset 'a[$(cmd)]'` runs cmd. Judges that code (programs_builtins.cpp).
+void judge_name_subscripts(Analyzer& a, Call& c);
 std::span<const ProgramEntry> shell_programs();
 std::span<const ProgramEntry> git_programs();
 std::span<const ProgramEntry> file_programs();

@@ -254,6 +254,7 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
         }
     }
     call.name = name;
+    judge_name_subscripts(*this, call);
     if (Handler h = find_handler(name)) {
         const DryRun* outer = dry;
         int outer_level = dry_level;

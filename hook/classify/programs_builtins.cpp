@@ -490,6 +490,24 @@ constexpr auto kBuiltinPrograms = sorted_by_name(std::to_array<ProgramEntry>({
 }));
 }  // namespace
 
+void judge_name_subscripts(Analyzer& a, Call& c) {
+    // The builtins whose arguments bash may read as variable names; `[` and `test` for -v/-R,
+    // printf for -v (and %d arguments, which some versions evaluate as arithmetic).
+    static constexpr std::string_view kNameTaking[] = {
+        "[", "declare", "export", "getopts", "let", "local", "mapfile", "printf", "read", "readarray",
+        "readonly", "test", "typeset", "unset", "wait"};
+    if (std::find(std::begin(kNameTaking), std::end(kNameTaking), c.name) == std::end(kNameTaking)) return;
+    for (const Value& v : c.args) {
+        const std::size_t open = v.text.find('[');
+        if (open == std::string::npos || v.text.find_first_of("$`", open) == std::string::npos) continue;
+        // The subscript is expanded as a double-quoted word: what it substitutes runs.
+        std::string subscript = v.text.substr(open + 1);
+        subscript = subscript.substr(0, subscript.rfind(']'));
+        a.run_string(Value::literal(": " + subscript), *c.scope, false, Stream(),
+                     "the subscript in `" + c.name + " " + v.shown() + "`");
+    }
+}
+
 std::span<const ProgramEntry> builtin_programs() {
     return kBuiltinPrograms;
 }

@@ -9,6 +9,7 @@
 #include "hook/decision/python_readonly.h"
 #include "hook/decision/rewrite.h"
 #include "hook/decision/run_placement.h"
+#include "hook/decision/shell_state.h"
 
 namespace toolcage::hook {
 
@@ -22,7 +23,7 @@ Verdict judge_shell(const ToolCall& call, const DecideContext& dc) {
     Verdict v = classify::classify_command(cmd, ctx, dc.policy);
     // An agent calling toolcage itself (toolcage run --policy weak, toolcage-relay) never runs
     // outside the cage: the cage it gets is the one this hook chose.
-    if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos)
+    if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos && !only_moves(cmd))
         v = {Decision::cage, "hook.toolcage-call",
              "calls toolcage itself; it runs inside the cage, with the policy this hook chose"};
     // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, an

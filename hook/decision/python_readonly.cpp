@@ -4,22 +4,15 @@
 #include <cctype>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "hook/decision/python_modules.h"
 
 namespace toolcage::hook {
 
 namespace {
-
-// Modules whose code only computes: nothing in them opens files, runs programs or hands out
-// attributes by string. Their own imports (sys, os) are out of reach because those names are
-// refused below as attributes too.
-constexpr std::string_view kPureModules[] = {
-    "json",     "math",     "cmath",   "re",       "statistics", "datetime", "time",
-    "calendar", "collections", "itertools", "functools", "textwrap", "decimal", "fractions",
-    "random",   "hashlib",  "base64",  "binascii", "struct",     "heapq",    "bisect",
-    "copy",     "pprint",   "unicodedata", "difflib", "html",    "zlib",     "numbers",
-    "enum",     "array"};
 
 // Names that open files, run programs, reach modules that do, or reach the interpreter's
 // frames and namespaces; refused wherever they appear (name, attribute, keyword argument).
@@ -50,6 +43,37 @@ bool in(const std::string_view (&list)[N], std::string_view s) {
 
 bool refused_name(std::string_view s) { return in(kRefusedNames, s) || in(kFrameNames, s); }
 
+// An attribute any object may be asked for: public (a leading underscore is a module's or a
+// class's internals: random._os, tempfile._os) and not one of the names above.
+bool plain_attribute(std::string_view s) { return !s.empty() && s[0] != '_' && !refused_name(s); }
+
+bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// str.format and format_map look attributes up by the names in their fields: "{0._os}" reads
+// what `x._os` would. Every name after a dot inside a field must be a plain attribute.
+std::string bad_format_attribute(std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '{') continue;
+        if (i + 1 < s.size() && s[i + 1] == '{') {
+            ++i;
+            continue;
+        }
+        std::size_t end = s.find('}', i);
+        std::string_view field = s.substr(i + 1, end == std::string_view::npos ? std::string_view::npos : end - i - 1);
+        for (std::size_t k = 0; k < field.size(); ++k) {
+            if (field[k] != '.') continue;
+            std::size_t b = k + 1;
+            while (b < field.size() && is_ident_char(field[b])) ++b;
+            std::string_view name = field.substr(k + 1, b - k - 1);
+            if (!plain_attribute(name)) return std::string(name);
+        }
+        if (end == std::string_view::npos) break;
+        i = end;
+    }
+    return {};
+}
+
 enum class Kind { name, op, string, number };
 
 struct Token {
@@ -61,9 +85,6 @@ struct Token {
 struct Failure {
     std::string why;
 };
-
-bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 bool is_string_prefix(std::string_view p) {
     std::string low;
@@ -225,6 +246,8 @@ private:
         const std::string& whole = tokens_.back().text;
         if (whole.find("__") != std::string::npos) fail("a string that spells a dunder name");
         if (refused_name(whole)) fail("a string that names \"" + whole + "\"");
+        if (std::string a = bad_format_attribute(whole); !a.empty())
+            fail("a format field that reads the attribute \"" + a + "\"");
     }
 
     // Finds the end of the string literal whose opening quote is at `at`. In an f-string,
@@ -325,45 +348,98 @@ private:
     std::vector<Token> tokens_;
 };
 
-bool pure_module(const std::string& top) { return in(kPureModules, top); }
-
-// The names and import statements, over the token stream.
+// The names and import statements, over the token stream. Imports name listed modules only;
+// a module is used only as `module.name` with a listed name; any other attribute is public.
 void check_tokens(const std::vector<Token>& t) {
     auto fail = [](const Token& at, const std::string& what) -> void {
         throw Failure{"line " + std::to_string(at.line) + ": " + what};
     };
     auto is_op = [&](size_t i, char c) { return i < t.size() && t[i].kind == Kind::op && t[i].text[0] == c; };
-    auto is_name = [&](size_t i) { return i < t.size() && t[i].kind == Kind::name; };
+    auto is_name = [&](size_t i, std::string_view n = {}) {
+        return i < t.size() && t[i].kind == Kind::name && (n.empty() || t[i].text == n);
+    };
+    // First the imports: which names are modules, and which tokens the import statements hold.
+    std::map<std::string, std::string> modules;  // the name in the program -> the module
+    std::vector<bool> in_import(t.size(), false);
+    for (size_t i = 0; i < t.size(); ++i) {
+        if (i > 0 && is_op(i - 1, '.')) continue;  // an attribute named import or from
+        if (is_name(i, "import")) {
+            // import a [as b], c ...
+            size_t k = i + 1;
+            while (true) {
+                if (!is_name(k)) fail(t[i], "an import this check cannot read");
+                const std::string& m = t[k].text;
+                if (!pure_module(m)) fail(t[k], "import of " + m);
+                if (is_op(k + 1, '.')) fail(t[k], "import of a submodule of " + m);
+                std::string as = m;
+                ++k;
+                if (is_name(k, "as")) {
+                    if (!is_name(k + 1)) fail(t[i], "an import this check cannot read");
+                    as = t[k + 1].text;
+                    k += 2;
+                }
+                modules[as] = m;
+                if (!is_op(k, ',')) break;
+                ++k;
+            }
+            std::fill(in_import.begin() + static_cast<long>(i), in_import.begin() + static_cast<long>(k), true);
+            i = k - 1;
+        } else if (is_name(i, "from")) {
+            size_t k = i + 1;
+            if (is_op(k, '.')) fail(t[i], "a relative import");
+            if (!is_name(k)) continue;  // yield from / raise ... from
+            size_t after = k + 1;
+            while (is_op(after, '.') && is_name(after + 1)) after += 2;
+            if (!is_name(after, "import")) continue;
+            const std::string& m = t[k].text;
+            if (!pure_module(m)) fail(t[k], "import from " + m);
+            if (after != k + 1) fail(t[k], "import from a submodule of " + m);
+            k = after + 1;
+            if (is_op(k, '*')) fail(t[after], "import *");
+            bool paren = is_op(k, '(');
+            if (paren) ++k;
+            while (true) {
+                if (!is_name(k)) fail(t[i], "an import this check cannot read");
+                if (!pure_module_name(m, t[k].text)) fail(t[k], "import of " + m + "." + t[k].text);
+                ++k;
+                if (is_name(k, "as")) {
+                    if (!is_name(k + 1)) fail(t[i], "an import this check cannot read");
+                    k += 2;
+                }
+                if (!is_op(k, ',')) break;
+                ++k;
+                if (paren && is_op(k, ')')) break;
+            }
+            if (paren) {
+                if (!is_op(k, ')')) fail(t[i], "an import this check cannot read");
+                ++k;
+            }
+            std::fill(in_import.begin() + static_cast<long>(i), in_import.begin() + static_cast<long>(k), true);
+            i = k - 1;
+        }
+    }
     for (size_t i = 0; i < t.size(); ++i) {
         if (t[i].kind != Kind::name) continue;
         const std::string& n = t[i].text;
         if (n.find("__") != std::string::npos) fail(t[i], "the dunder name " + n);
-        if (refused_name(n)) fail(t[i], "the name " + n);
-        if (n == "import") {
-            // import a.b [as c], d ...
-            size_t k = i + 1;
-            while (true) {
-                if (!is_name(k)) fail(t[i], "an import this check cannot read");
-                if (!pure_module(t[k].text)) fail(t[k], "import of " + t[k].text);
-                ++k;
-                while (is_op(k, '.') && is_name(k + 1)) k += 2;
-                if (is_name(k) && t[k].text == "as") k += 2;
-                if (!is_op(k, ',')) break;
-                ++k;
-            }
-            i = k - 1;
-        } else if (n == "from") {
-            size_t k = i + 1;
-            if (is_op(k, '.')) fail(t[i], "a relative import");
-            if (!is_name(k)) continue;  // yield from / raise ... from
-            std::string top = t[k].text;
-            ++k;
-            while (is_op(k, '.') && is_name(k + 1)) k += 2;
-            if (!(is_name(k) && t[k].text == "import")) continue;
-            if (!pure_module(top)) fail(t[i + 1], "import from " + top);
-            if (is_op(k + 1, '*')) fail(t[k], "import *");
-            i = k;  // the names imported are checked as names by the loop
+        if (in_import[i]) continue;  // checked against the module's list above
+        const bool attribute = i > 0 && is_op(i - 1, '.');
+        // x.n: when x is a module, its list alone decides (re.compile is not compile()).
+        if (attribute && i >= 2 && is_name(i - 2) && !is_op(i - 3, '.') && modules.count(t[i - 2].text)) {
+            const std::string& m = modules[t[i - 2].text];
+            if (!pure_module_name(m, n))
+                fail(t[i], m + "." + n + ", which is not one of the names of " + m + " known to only compute");
+            continue;
         }
+        if (refused_name(n)) fail(t[i], "the name " + n);
+        if (!attribute) {
+            // A module goes nowhere but into `module.name`: not into a variable, a call or a
+            // format string, where what it imported would be reachable.
+            if (modules.count(n) && !(is_op(i + 1, '.') && is_name(i + 2)))
+                fail(t[i], "the module " + n + " used otherwise than as " + n + ".NAME");
+            continue;
+        }
+        if (!plain_attribute(n)) fail(t[i], "the attribute " + n);
     }
 }
 

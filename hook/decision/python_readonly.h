@@ -1,6 +1,7 @@
-// Is a Python program provably read-only? A conservative check over its tokens: only a short
-// list of pure modules may be imported, no name that opens files, runs programs or reaches the
-// interpreter's internals may appear, no dunder, no non-ASCII identifier. Doubt means no.
+// Is a Python program provably read-only? A conservative check over its tokens: only listed
+// pure modules may be imported (hook/decision/python_modules.h), a module only as `module.NAME`
+// with a listed NAME, no private or dunder attribute, no name that opens files, runs programs or
+// reaches the interpreter's internals, no non-ASCII identifier. Doubt means no.
 #pragma once
 
 #include <string>

@@ -82,14 +82,14 @@ std::optional<RewriteParts> parse_rewrite(const std::string& text) {
         return RewriteParts{*run, ""};
     }
     // A prefix: the run words are the prefixed form's (no --workdir), written back byte for
-    // byte, and everything before them is shell state alone, which changes nothing outside the
-    // agent's shell.
+    // byte, and everything before them is toolcage's own text for directory moves, byte for
+    // byte (hook/decision/shell_state.h).
     if (!run->workdir.empty()) return std::nullopt;
     const std::string tail = " && " + run_words_text(*run, false, run->command);
     if (text.size() <= tail.size() || text.compare(text.size() - tail.size(), tail.size(), tail) != 0)
         return std::nullopt;
     std::string outside = text.substr(0, text.size() - tail.size());
-    if (!only_shell_state(outside)) return std::nullopt;
+    if (!is_moves_text(outside)) return std::nullopt;
     return RewriteParts{*run, outside};
 }
 

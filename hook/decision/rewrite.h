@@ -1,7 +1,7 @@
 // The command that runs an agent's command inside the cage instead:
 // '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>',
-// with --workspace and --read-only when the decision names them, and leading shell-state
-// builtins kept in the agent's shell in front (hook/decision/shell_state.h).
+// with --workspace and --read-only when the decision names them, and toolcage's own text for
+// leading directory moves kept in the agent's shell in front (hook/decision/shell_state.h).
 // Also the reverse: whether a command is exactly one of these rewrites, and of what.
 #pragma once
 
@@ -25,14 +25,14 @@ struct CageRewrite {
     std::string command;       // the agent's command, as sent
 };
 
-// Without a shell-state prefix: '<bin>' run --policy P --workdir W [--workspace S]
-// [--read-only] -- /bin/bash -c 'CMD'. With one: `<prefix> && '<bin>' run --policy P
+// Without a prefix of moves: '<bin>' run --policy P --workdir W [--workspace S]
+// [--read-only] -- /bin/bash -c 'CMD'. With one: `builtin cd './DIR' && '<bin>' run --policy P
 // [--workspace S] [--read-only] -- /bin/bash -c '<rest>'`: the step starts where the agent's
 // shell is once the prefix has moved it.
 std::string cage_rewrite(const CageRewrite& r);
 
 // A command recognised as one of the rewrites above. `run.command` is what runs in the cage;
-// `outside` the shell-state prefix that runs in the agent's shell (empty when there is none);
+// `outside` the moves (toolcage's text) that run in the agent's shell (empty when there is none);
 // `run.workdir` is empty in the prefixed form, which has none.
 struct RewriteParts {
     CageRewrite run;
@@ -40,8 +40,8 @@ struct RewriteParts {
 };
 
 // The parts of `text` when its `toolcage run` words, written back by cage_rewrite() above, give
-// `text` byte for byte (and a prefix, if any, is shell state alone); nullopt for anything else,
-// look-alikes included.
+// `text` byte for byte (and a prefix, if any, is moves alone); nullopt for anything else,
+// look-alikes included: a prefix must be byte for byte what only_moves() writes.
 std::optional<RewriteParts> parse_rewrite(const std::string& text);
 
 }  // namespace toolcage::hook

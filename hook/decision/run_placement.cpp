@@ -20,7 +20,13 @@ Placement place_shell_command(const ToolCall& call, const Verdict& v, const Plac
     Placement p{v, {}, false};
     if (v.decision == Decision::deny || v.decision == Decision::ask) return p;
     if (v.decision == Decision::allow) {
-        if (pc.policy.allow_runs == "bare" || only_shell_state(call.command)) return p;
+        if (pc.policy.allow_runs == "bare") return p;
+        // Directory moves alone run in the agent's shell, in toolcage's words; every other
+        // command, builtins included, in the read-only cage.
+        if (auto moves = only_moves(call.command)) {
+            if (*moves != call.command) p.rewrite = *moves;
+            return p;
+        }
         p.read_only = true;
     }
     if (pc.workspace.empty()) {

@@ -1,6 +1,6 @@
-// Where a shell command the decision lets through runs: as sent (shell builtins alone, or a
-// policy with allow_runs "bare"), in the read-only cage (every other allowed command), or in
-// the cage; and the rewrite that puts it there. A command that needs a workspace where there is
+// Where a shell command the decision lets through runs: in the agent's shell (directory moves
+// alone, in toolcage's words; anything under a policy with allow_runs "bare", as sent), in the
+// read-only cage (every other allowed command), or in the cage; and the rewrite that puts it there. A command that needs a workspace where there is
 // none (the agent's cwd is the home, /, or holds toolcage's files) is asked about instead.
 #pragma once
 
@@ -15,6 +15,7 @@ namespace toolcage::hook {
 struct Placement {
     Verdict verdict;       // the decision's, or an ask when there is no workspace to run in
     std::string rewrite;   // empty: the command runs as sent
+                           // (read_only false on an allow: toolcage's text for moves alone)
     bool read_only = false;
 };
 

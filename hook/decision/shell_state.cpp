@@ -1,134 +1,85 @@
 #include "hook/decision/shell_state.h"
 
-#include <algorithm>
-#include <array>
 #include <string_view>
 #include <vector>
 
+#include "hook/classify/text.h"
 #include "hook/shell/ast.h"
 
 namespace toolcage::hook {
 
 namespace {
 
-// What a builtin may do where the agent's shell runs it.
-enum class Role {
-    state,    // changes only the shell's own state: may lead a split, stays outside
-    replay,   // changes the shell's state that its children inherit: outside, and again inside
-    quiet,    // prints or tests, changes nothing: may run as sent, never leads a split
+// Why only these, and in these words. Every other builtin the agent's shell runs evaluates
+// something the command controls: a name argument (`test -v`, `printf -v`, `unset`, `declare`,
+// `read`) evaluates `$( )` in an array subscript, numbers are arithmetic (`shift`, `exit`,
+// `printf %d`), `set -x` expands PS4, `trap`/`alias`/functions/`shopt -s extdebug` run code
+// later, and an exported PROMPT_COMMAND, BASH_ENV, PATH or LD_PRELOAD reaches every later call
+// and the next `toolcage run` itself. A directory move with a literal argument evaluates
+// nothing, and toolcage writes it itself:
+// - `builtin` skips a function or alias named cd (zoxide's, rvm's, or one defined earlier);
+// - the directory is single-quoted and starts with / or . (`./sub`): CDPATH is never searched,
+//   a name starting with - or + is never read as an option or a stack index;
+// - no option: -P/-L/-e/-@ and `cd -` (OLDPWD), `cd` alone (HOME), `pushd +N` and `popd +N`
+//   read the shell's variables or stack in ways the hook cannot see, so those run in the cage.
+struct Move {
+    std::string verb;  // cd, pushd or popd
+    std::string dir;   // as the shell will get it; empty for popd
 };
 
-struct Builtin {
-    std::string_view name;
-    Role role;
-    std::string_view why;
-};
-
-// Sorted by name. Absent on purpose: alias (a later command would run what it names), source
-// and . (run a file), eval, exec, trap, umask (the cage's files would take it), enable, hash,
-// command without -v (runs a program), read and mapfile (consume the agent's input).
-constexpr std::array kBuiltins = {
-    Builtin{":", Role::quiet, "does nothing"},
-    Builtin{"[", Role::quiet, "tests"},
-    Builtin{"cd", Role::state, "moves the shell"},
-    Builtin{"command", Role::quiet, "with -v or -V only: names what a word would run"},
-    Builtin{"dirs", Role::quiet, "prints the directory stack"},
-    Builtin{"echo", Role::quiet, "prints its arguments"},
-    Builtin{"export", Role::replay, "sets variables the shell's children get"},
-    Builtin{"false", Role::quiet, "fails"},
-    Builtin{"popd", Role::state, "moves the shell"},
-    Builtin{"printf", Role::quiet, "prints, or sets a variable with -v"},
-    Builtin{"pushd", Role::state, "moves the shell"},
-    Builtin{"pwd", Role::quiet, "prints the shell's directory"},
-    Builtin{"set", Role::replay, "sets the shell's options"},
-    Builtin{"shopt", Role::replay, "sets the shell's options"},
-    Builtin{"test", Role::quiet, "tests"},
-    Builtin{"true", Role::quiet, "succeeds"},
-    Builtin{"type", Role::quiet, "names what a word would run"},
-    Builtin{"unset", Role::replay, "removes variables"},
-};
-static_assert(std::is_sorted(kBuiltins.begin(), kBuiltins.end(),
-                             [](const Builtin& a, const Builtin& b) { return a.name < b.name; }));
-
-const Builtin* builtin(std::string_view name) {
-    auto it = std::lower_bound(kBuiltins.begin(), kBuiltins.end(), name,
-                               [](const Builtin& b, std::string_view n) { return b.name < n; });
-    return it != kBuiltins.end() && it->name == name ? &*it : nullptr;
+std::string move_text(const Move& m) {
+    std::string t = "builtin " + m.verb;
+    if (!m.dir.empty()) t += " " + classify::detail::single_quoted(m.dir);
+    return t;
 }
 
-// Variables the agent's shell must never get from a command toolcage let through: they change
-// what the next command (toolcage itself among them: its home, its log, its policies) loads,
-// runs or refuses. Sorted.
-constexpr std::array<std::string_view, 17> kGuardedVariables = {
-    "BASHOPTS", "BASH_ENV", "CDPATH", "ENV", "GCONV_PATH", "GLIBC_TUNABLES", "HOME", "HOSTALIASES",
-    "IFS", "LOCPATH", "NLSPATH", "PATH", "PROMPT_COMMAND", "PS0", "PS4", "SHELLOPTS", "TMPDIR",
-};
-static_assert(std::is_sorted(kGuardedVariables.begin(), kGuardedVariables.end()));
-
-bool guarded_variable(std::string_view name) {
-    for (std::string_view prefix : {"LD_", "MALLOC_", "BASH_FUNC", "TOOLCAGE", "XDG_", "HERMES_", "CLAUDE"})
-        if (name.starts_with(prefix)) return true;
-    return std::binary_search(kGuardedVariables.begin(), kGuardedVariables.end(), name);
+// ./sub for sub: bash searches CDPATH for any relative name but these.
+std::string anchored(const std::string& dir) {
+    if (dir.starts_with("/") || dir == "." || dir == ".." || dir.starts_with("./") || dir.starts_with("../"))
+        return dir;
+    return "./" + dir;
 }
 
-// Nothing in the word runs code; `literal_only`: nor does it depend on the shell's variables.
-bool inert(const shell::Word& w, bool literal_only) {
-    for (const auto& p : w.parts) {
-        switch (p.kind) {
-            case shell::PartKind::literal:
-            case shell::PartKind::tilde:
-                break;
-            case shell::PartKind::parameter:
-            case shell::PartKind::glob:
-                if (literal_only || !p.subs.empty()) return false;
-                break;
-            default:
-                return false;
-        }
+std::optional<Move> move_of(const shell::Command& c) {
+    if (c.kind != shell::Command::Kind::simple || !c.assignments.empty() || !c.redirects.empty() ||
+        c.words.empty())
+        return std::nullopt;
+    std::vector<std::string> w;
+    for (const auto& word : c.words) {
+        if (!word.known()) return std::nullopt;  // a tilde, a variable, a glob, a substitution
+        w.push_back(word.literal());
     }
-    return true;
+    std::size_t i = w[0] == "builtin" ? 1 : 0;
+    if (i >= w.size()) return std::nullopt;
+    Move m{w[i++], ""};
+    if (m.verb == "popd") return i == w.size() ? std::optional<Move>(m) : std::nullopt;
+    if (m.verb != "cd" && m.verb != "pushd") return std::nullopt;
+    if (i < w.size() && w[i] == "--") ++i;
+    if (i + 1 != w.size()) return std::nullopt;
+    const std::string& dir = w[i];
+    if (dir.empty() || dir[0] == '-' || dir[0] == '+') return std::nullopt;
+    m.dir = anchored(dir);
+    return m;
 }
 
-bool harmless_redirect(const shell::Redirect& r) {
-    if (!r.target.known()) return false;
-    const std::string t = r.target.literal();
-    if (r.op == ">&" || r.op == "<&")
-        return t == "-" || (!t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }));
-    return (r.op == ">" || r.op == ">>" || r.op == "&>" || r.op == "&>>" || r.op == ">|") && t == "/dev/null";
-}
-
-std::string variable_name(const std::string& word) { return word.substr(0, word.find('=')); }
-
-// The builtin this simple command runs when it is one of the table's and its arguments are
-// harmless; nullptr otherwise.
-const Builtin* state_builtin(const shell::Command& c, bool literal_only) {
-    if (c.kind != shell::Command::Kind::simple || c.words.empty()) return nullptr;
-    if (!c.assignments.empty()) return nullptr;
-    for (const auto& w : c.words)
-        if (!inert(w, literal_only)) return nullptr;
-    if (!c.words[0].known()) return nullptr;
-    const Builtin* b = builtin(c.words[0].literal());
-    if (!b) return nullptr;
-    const std::string name(b->name);
-    for (std::size_t i = 1; i < c.words.size(); ++i) {
-        std::string a = c.words[i].known() ? c.words[i].literal() : c.words[i].raw;
-        if (name == "export" || name == "unset") {
-            if (a.starts_with("-") && a.find('f') != std::string::npos) return nullptr;  // functions
-            if (!a.starts_with("-") && guarded_variable(variable_name(a))) return nullptr;
-        }
-        if (name == "command" && i == 1 && a != "-v" && a != "-V") return nullptr;
-        if (name == "set" && !a.starts_with("-") && !a.starts_with("+")) return nullptr;  // $1...
+// The moves of one and-or list's pipelines [0, n), or nullopt when one is not a move.
+std::optional<std::vector<Move>> moves_of(const shell::AndOr& list, std::size_t n) {
+    std::vector<Move> out;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& p = list.pipelines[i];
+        if ((i > 0 && list.ops[i - 1] != "&&") || p.negated || p.timed || p.commands.size() != 1)
+            return std::nullopt;
+        auto m = move_of(p.commands[0]);
+        if (!m) return std::nullopt;
+        out.push_back(*m);
     }
-    if (name == "command" && c.words.size() < 2) return nullptr;
-    return b;
+    return out;
 }
 
-// A bare assignment (`A=1`) changes the shell alone, as `set` would.
-bool inert_assignment(const shell::Command& c) {
-    if (c.kind != shell::Command::Kind::simple || !c.words.empty() || c.assignments.empty()) return false;
-    for (const auto& a : c.assignments)
-        if (a.array || guarded_variable(a.name) || !inert(a.value, false)) return false;
-    return true;
+std::string moves_text(const std::vector<Move>& moves) {
+    std::string t;
+    for (const Move& m : moves) t += (t.empty() ? "" : " && ") + move_text(m);
+    return t;
 }
 
 bool same_words(const shell::Command& a, const shell::Command& b) {
@@ -138,26 +89,23 @@ bool same_words(const shell::Command& a, const shell::Command& b) {
     return true;
 }
 
-std::string trimmed(std::string s) {
-    s.erase(0, s.find_first_not_of(" \t\n"));
-    s.erase(s.find_last_not_of(" \t\n") + 1);
-    return s;
-}
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\n") == std::string_view::npos; }
 
 }  // namespace
 
-bool only_shell_state(const std::string& command) {
+std::optional<std::string> only_moves(const std::string& command) {
     auto parsed = shell::parse(command);
-    if (!parsed.ok || parsed.script.items.empty()) return false;
-    for (const auto& item : parsed.script.items) {
-        if (item.background) return false;
-        for (const auto& p : item.and_or.pipelines)
-            for (const auto& c : p.commands) {
-                if (!std::all_of(c.redirects.begin(), c.redirects.end(), harmless_redirect)) return false;
-                if (!state_builtin(c, false) && !inert_assignment(c)) return false;
-            }
-    }
-    return true;
+    if (!parsed.ok || parsed.script.items.size() != 1 || parsed.script.items[0].background)
+        return std::nullopt;
+    const auto& list = parsed.script.items[0].and_or;
+    auto moves = moves_of(list, list.pipelines.size());
+    if (!moves || moves->empty()) return std::nullopt;
+    return moves_text(*moves);
+}
+
+bool is_moves_text(const std::string& text) {
+    auto t = only_moves(text);
+    return t && *t == text;
 }
 
 std::optional<ShellStateSplit> split_shell_state(const std::string& command) {
@@ -165,50 +113,31 @@ std::optional<ShellStateSplit> split_shell_state(const std::string& command) {
     if (!parsed.ok || parsed.script.items.empty()) return std::nullopt;
     const auto& first = parsed.script.items[0];
     if (first.background) return std::nullopt;
-    const auto& pipes = first.and_or.pipelines;
-    std::vector<const Builtin*> lead;
-    for (std::size_t i = 0; i + 1 < pipes.size(); ++i) {
-        const auto& p = pipes[i];
-        if (first.and_or.ops[i] != "&&" || p.negated || p.timed || p.commands.size() != 1) break;
-        const auto& c = p.commands[0];
-        if (!c.redirects.empty()) break;
-        const Builtin* b = state_builtin(c, true);
-        if (!b || b->role == Role::quiet) break;
-        lead.push_back(b);
-    }
-    if (lead.empty()) return std::nullopt;
+    const auto& list = first.and_or;
+    std::size_t n = 0;  // leading pipelines that are moves, each followed by &&
+    while (n + 1 < list.pipelines.size() && list.ops[n] == "&&" && moves_of(list, n + 1)) ++n;
+    if (n == 0) return std::nullopt;
+    auto moves = moves_of(list, n);
 
-    // Where each leading builtin ends in the text: the "&&" before which the text parses to
-    // exactly the builtins so far (a "&&" inside quotes does not).
-    std::vector<std::string> pieces;
-    std::size_t from = 0;
-    for (std::size_t i = 0; i < lead.size(); ++i) {
-        std::size_t at = from;
-        bool found = false;
-        while ((at = command.find("&&", at)) != std::string::npos) {
-            auto head = shell::parse(command.substr(0, at));
-            if (head.ok && head.script.items.size() == 1 &&
-                head.script.items[0].and_or.pipelines.size() == i + 1 &&
-                same_words(head.script.items[0].and_or.pipelines[i].commands[0], pipes[i].commands[0])) {
-                found = true;
-                break;
-            }
-            at += 2;
+    // Where the last move ends in the text: the "&&" before which the text parses to exactly the
+    // moves (a "&&" inside quotes does not).
+    std::size_t at = 0;
+    bool found = false;
+    while ((at = command.find("&&", at)) != std::string::npos) {
+        auto head = shell::parse(command.substr(0, at));
+        if (head.ok && head.script.items.size() == 1 && head.script.items[0].and_or.pipelines.size() == n &&
+            head.script.items[0].and_or.pipelines[n - 1].commands.size() == 1 &&
+            same_words(head.script.items[0].and_or.pipelines[n - 1].commands[0], list.pipelines[n - 1].commands[0])) {
+            found = true;
+            break;
         }
-        if (!found) return std::nullopt;
-        pieces.push_back(trimmed(command.substr(from, at - from)));
-        from = at + 2;
+        at += 2;
     }
-    ShellStateSplit s;
-    s.outside = trimmed(command.substr(0, from - 2));
-    for (std::size_t i = 0; i < lead.size(); ++i)
-        if (lead[i]->role == Role::replay) s.inside += pieces[i] + " && ";
-    std::string rest = command.substr(from);
+    if (!found) return std::nullopt;
+    std::string rest = command.substr(at + 2);
     rest.erase(0, rest.find_first_not_of(" \t"));
-    if (trimmed(rest).empty()) return std::nullopt;
-    s.inside += rest;
-    if (!shell::parse(s.outside).ok || !shell::parse(s.inside).ok) return std::nullopt;
-    return s;
+    if (blank(rest) || !shell::parse(rest).ok) return std::nullopt;
+    return ShellStateSplit{moves_text(*moves), rest};
 }
 
 }  // namespace toolcage::hook

@@ -1,6 +1,7 @@
-// The agent's shell state around a rewritten command. Claude Code and Hermes keep one shell
-// whose cwd (and exports) last between calls: a leading `cd DIR &&` must still move that shell
-// when the rest runs in a cage, and a command of shell builtins alone needs no cage at all.
+// The agent's shell around a rewritten command. Claude Code and Hermes keep one shell whose cwd
+// lasts between calls: a leading `cd DIR &&` still moves that shell, in toolcage's own words.
+// Nothing else of the command runs there: builtins that evaluate (subscripts, arithmetic, traps,
+// PS4, aliases, exports the next call inherits) run inside the cage with the rest.
 #pragma once
 
 #include <optional>
@@ -8,21 +9,23 @@
 
 namespace toolcage::hook {
 
-// True when every command in `command` is a builtin that changes nothing outside the shell (cd,
-// pwd, echo, export, test, ...) with no redirection but to /dev/null and no substitution that
-// runs code: it may run as sent.
-bool only_shell_state(const std::string& command);
+// The text toolcage runs in the agent's shell for a command made only of directory moves (`cd
+// DIR`, `pushd DIR`, `popd`, joined by &&, every argument a plain literal): `builtin cd './DIR'`
+// and so on, whatever functions, aliases or CDPATH that shell has. nullopt for anything else.
+std::optional<std::string> only_moves(const std::string& command);
 
-// A command split at its leading shell-state builtins: `outside` runs in the agent's shell
-// (byte for byte as sent), `inside` in the cage: the rest, after the builtins whose effect a
-// child shell needs too (export, set, umask, ...), replayed.
+// A command split at its leading directory moves: `outside` is toolcage's text for them (as
+// only_moves writes it), `inside` the rest, byte for byte, for the cage.
 struct ShellStateSplit {
-    std::string outside;  // e.g. "cd sub && export A=1"
-    std::string inside;   // e.g. "export A=1 && make"
+    std::string outside;  // e.g. "builtin cd './sub'"
+    std::string inside;   // e.g. "make"
 };
 
-// nullopt unless the command starts with one or more plain builtins (cd, pushd, popd, export,
-// unset, set, shopt, umask) with literal arguments, joined by && to a rest that is not empty.
+// nullopt unless the command starts with one or more moves joined by && to a rest that is not
+// empty.
 std::optional<ShellStateSplit> split_shell_state(const std::string& command);
+
+// True when `text` is exactly what only_moves() writes (for its own output, byte for byte).
+bool is_moves_text(const std::string& text);
 
 }  // namespace toolcage::hook

@@ -4,6 +4,22 @@
 using toolcage::Decision;
 using toolcage::classify::testing::check_table;
 
+TEST_CASE("evasions: code in the subscript of a variable name a builtin takes", "[classify][evasion]") {
+    // bash expands `$( )` in the subscript wherever a builtin takes a variable name.
+    check_table({
+        {"unset 'a[$(rm -rf ~)]'", Decision::deny},
+        {"test -v 'a[$(rm -rf ~)]'", Decision::deny},
+        {"printf -v 'a[$(rm -rf ~)]' x", Decision::deny},
+        {"declare 'a[$(rm -rf ~)]=1'", Decision::deny},
+        {"read 'a[`rm -rf ~`]' <<< x", Decision::deny},
+        {"let 'a[$(rm -rf ~)]=1'", Decision::deny},
+        {"test -v 'a[$(touch x)]'", Decision::cage},
+        {"test -v 'a[1]'", Decision::allow},
+        {"unset 'a[$i]'", Decision::allow},
+        {"printf '[%s] $HOME\\n' x", Decision::allow},
+    });
+}
+
 TEST_CASE("evasions: spelling the program or its flags", "[classify][evasion]") {
     check_table({
         {"r\\m -rf ~", Decision::deny},

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "fixture.h"
+#include "hook/classify/text.h"
 #include "hook/shell/ast.h"
 
 using namespace toolcage::test;
@@ -47,14 +48,22 @@ TEST_CASE("claude: a read-only Bash command is allowed, rewritten into the read-
     CHECK(log.find("\"rule\":\"readonly.git\"") != std::string::npos);
 }
 
-TEST_CASE("claude: shell builtins alone, and every allowed command under allow_runs bare, run as sent",
+TEST_CASE("claude: a cd alone runs in Claude Code's shell in toolcage's words, other builtins in the read-only "
+          "cage, and every allowed command under allow_runs bare as sent",
           "[claude]") {
     HookFixture f;
-    for (const char* c : {"pwd", "cd src", "echo hi && export A=1"}) {
+    json cd = decision_of(f.hook(claude_bash("cd src", f.ws)));
+    CHECK(cd["permissionDecision"] == "allow");
+    CHECK(cd["updatedInput"]["command"] == "builtin cd './src'");
+    json again = decision_of(f.hook(claude_bash("builtin cd './src'", f.ws)));
+    CHECK(again["permissionDecision"] == "allow");
+    CHECK_FALSE(again.contains("updatedInput"));
+    for (const char* c : {"pwd", "echo hi && export A=1", "test -v 'a[$(id)]'"}) {
         json h = decision_of(f.hook(claude_bash(c, f.ws)));
         INFO(c);
         CHECK(h["permissionDecision"] == "allow");
-        CHECK_FALSE(h.contains("updatedInput"));
+        CHECK(h["updatedInput"]["command"].get<std::string>().ends_with(
+            " --read-only -- /bin/bash -c " + toolcage::classify::detail::single_quoted(c)));
     }
     std::string bare = f.root / "bare.json";
     toolcage::test::write_file(bare, R"({"name": "bare", "extends": "default", "allow_runs": "bare"})");
@@ -67,11 +76,11 @@ TEST_CASE("claude: a leading cd stays in Claude Code's shell, the rest goes in t
     HookFixture f;
     json h = decision_of(f.hook(claude_bash("cd sub && ls -la", f.ws)));
     CHECK(h["permissionDecision"] == "allow");
-    CHECK(h["updatedInput"]["command"] == "cd sub && '" + std::string(TOOLCAGE_BIN) +
+    CHECK(h["updatedInput"]["command"] == "builtin cd './sub' && '" + std::string(TOOLCAGE_BIN) +
                                               "' run --policy 'default' --workspace '" + f.ws +
                                               "' --read-only -- /bin/bash -c 'ls -la'");
     json c = decision_of(f.hook(claude_bash("cd sub && make test", f.ws)));
-    CHECK(c["updatedInput"]["command"] == "cd sub && '" + std::string(TOOLCAGE_BIN) +
+    CHECK(c["updatedInput"]["command"] == "builtin cd './sub' && '" + std::string(TOOLCAGE_BIN) +
                                               "' run --policy 'default' --workspace '" + f.ws +
                                               "' -- /bin/bash -c 'make test'");
 }

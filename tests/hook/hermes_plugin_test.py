@@ -290,10 +290,10 @@ class Behaviour:
         self.assertTrue(args["command"].startswith("'" + TOOLCAGE + "' run --policy '" + self.policy + "' --workdir '" + self.ws + "'"), args)
         self.assertTrue(args["command"].endswith(" --read-only -- /bin/bash -c 'ls -la'"), args)
 
-    def test_shell_builtins_run_as_they_are(self):
+    def test_a_cd_runs_in_toolcages_words(self):
         ran, args, _ = self.terminal("cd sub")
         self.assertTrue(ran)
-        self.assertEqual(args, {"command": "cd sub"})
+        self.assertEqual(args, {"command": "builtin cd './sub'"})
 
     def test_caged_command_runs_inside_the_cage(self):
         ran, args, _ = self.terminal("npm install")

@@ -39,7 +39,7 @@ std::string last_word(const std::string& command) {
 
 }  // namespace
 
-TEST_CASE("hermes: a read-only command is modified into the read-only cage; builtins get {}", "[hermes]") {
+TEST_CASE("hermes: a read-only command is modified into the read-only cage; a cd into toolcage's words", "[hermes]") {
     HookFixture f;
     auto r = f.hook(hermes_terminal("ls -la", f.ws));
     INFO(r.err);
@@ -49,9 +49,13 @@ TEST_CASE("hermes: a read-only command is modified into the read-only cage; buil
     CHECK(a["args"]["command"] == "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" +
                                       f.ws + "' --workspace '" + f.ws + "' --read-only -- /bin/bash -c 'ls -la'");
     CHECK(r.err.empty());
-    auto b = f.hook(hermes_terminal("cd sub && pwd", f.ws));
+    // A cd alone becomes toolcage's words for it, which pass as they are.
+    auto b = f.hook(hermes_terminal("cd sub", f.ws));
     CHECK(b.exit_code == 0);
-    CHECK(b.out == "{}\n");
+    CHECK(parse_out(b) == json({{"action", "modify"}, {"args", {{"command", "builtin cd './sub'"}}}}));
+    auto c = f.hook(hermes_terminal("builtin cd './sub'", f.ws));
+    CHECK(c.exit_code == 0);
+    CHECK(c.out == "{}\n");
 }
 
 TEST_CASE("hermes: a risky command is rewritten to run in the cage", "[hermes]") {
@@ -232,7 +236,7 @@ TEST_CASE("hermes: malformed, oversized and incomplete payloads fail closed", "[
 
 TEST_CASE("hermes: unknown fields are ignored", "[hermes]") {
     HookFixture f;
-    json p = hermes_terminal("pwd", f.ws);
+    json p = hermes_terminal("builtin cd './sub'", f.ws);
     p["brand_new_field"] = {{"x", 1}};
     p["tool_input"]["future_option"] = true;
     auto r = f.hook(p);
@@ -274,7 +278,7 @@ TEST_CASE("hermes: every decision is one line in the audit log", "[hermes][audit
 TEST_CASE("hermes: a log that cannot be written warns and changes nothing", "[hermes][audit]") {
     HookFixture f;
     f.env["TOOLCAGE_LOG"] = "/proc/version/decisions.jsonl";
-    auto r = f.hook(hermes_terminal("pwd", f.ws));
+    auto r = f.hook(hermes_terminal("builtin cd './sub'", f.ws));
     CHECK(r.exit_code == 0);
     CHECK(r.out == "{}\n");
     CHECK(r.err.find("warning: audit log") != std::string::npos);

@@ -68,13 +68,16 @@ test("package.json and the manifest are what OpenClaw loads", () => {
   assert.deepEqual(Object.keys(manifest.configSchema.properties).sort(), ["bin", "policy"]);
 });
 
-test("a read-only exec is rewritten to run in the read-only cage; shell builtins go through unchanged", async () => {
+test("a read-only exec is rewritten to run in the read-only cage, shell builtins too; a cd into toolcage's words", async () => {
   const r = await handler({ toolName: "exec", params: { command: "ls -la", timeout: 5 } }, ctx);
   assert.ok(r && r.params, JSON.stringify(r));
   assert.equal(r.params.timeout, 5);
   assert.ok(r.params.command.startsWith(`'${BIN}' run --policy 'default' --workdir '${ws}'`), r.params.command);
   assert.ok(r.params.command.includes(" --read-only -- /bin/bash -c 'ls -la'"), r.params.command);
-  assert.equal(await handler({ toolName: "exec", params: { command: "pwd" } }, ctx), undefined);
+  const pwd = await handler({ toolName: "exec", params: { command: "pwd" } }, ctx);
+  assert.ok(pwd.params.command.endsWith(" --read-only -- /bin/bash -c 'pwd'"), pwd.params.command);
+  const cd = await handler({ toolName: "exec", params: { command: "cd sub" } }, ctx);
+  assert.equal(cd.params.command, "builtin cd './sub'");
 });
 
 test("a risky exec is rewritten to run in the cage, other params kept", async () => {
@@ -160,7 +163,7 @@ test("an ask from the real hook (policy named by SOUL.md) becomes an approval re
   const r = await h({ toolName: "exec", params: { command: "echo ask-me" } }, ctx);
   assert.equal(r.requireApproval.severity, "critical", JSON.stringify(r));
   assert.match(r.requireApproval.description, /test\.ask-me/);
-  assert.equal(await h({ toolName: "exec", params: { command: "cd sub" } }, ctx), undefined);
+  assert.equal((await h({ toolName: "exec", params: { command: "cd sub" } }, ctx)).params.command, "builtin cd './sub'");
 });
 
 test("a hook that cannot run, hangs or answers garbage blocks the call", async () => {

@@ -82,21 +82,25 @@ TEST_CASE("own rewrite: every form the rewrite writes is recognised, and only th
             CHECK_FALSE(parse_rewrite(rw + " "));
             CHECK_FALSE(parse_rewrite("cd /tmp && " + rw));
         }
-    // The shell-state prefix kept in the agent's shell: recognised with what stays outside.
+    // The moves kept in the agent's shell: recognised, in toolcage's words only.
     CageRewrite r{"/opt/tc/toolcage", "forge", "/home/u/src/p", "/home/u/src/p", true, "cd sub && export A=1 && ls"};
     std::string rw = cage_rewrite(r);
-    REQUIRE(rw.starts_with("cd sub && export A=1 && '/opt/tc/toolcage' run"));
+    REQUIRE(rw.starts_with("builtin cd './sub' && '/opt/tc/toolcage' run"));
     auto parts = parse_rewrite(rw);
     REQUIRE(parts);
-    CHECK(parts->outside == "cd sub && export A=1");
+    CHECK(parts->outside == "builtin cd './sub'");
+    CHECK(parts->run.command == "export A=1 && ls");
     CHECK(parts->run.workdir.empty());
     CHECK(parts->run.workspace == "/home/u/src/p");
-    // A prefix that is not shell state alone, or a prefixed run that names a workdir, is not ours.
+    // A prefix that is not toolcage's words for moves, or a prefixed run that names a workdir,
+    // is not ours.
     std::string run_part = rw.substr(rw.find("'/opt/tc/toolcage'"));
-    CHECK_FALSE(parse_rewrite("rm -rf ~ && " + run_part));
-    CHECK_FALSE(parse_rewrite("cd $(touch /tmp/x) && " + run_part));
-    CHECK_FALSE(parse_rewrite("cd sub; " + run_part));
-    CHECK_FALSE(parse_rewrite("cd sub && " + cage_rewrite("/opt/tc/toolcage", "forge", "/w", "ls")));
+    for (std::string prefix : {"rm -rf ~", "cd $(touch /tmp/x)", "cd sub", "builtin cd sub", "builtin cd \"./sub\"",
+                               "export A=1", "builtin cd './sub' && export A=1", "test -v 'a[$(id)]'", "set -x",
+                               "builtin cd './sub' && builtin cd '.'  "})
+        CHECK_FALSE(parse_rewrite(prefix + " && " + run_part));
+    CHECK_FALSE(parse_rewrite("builtin cd './sub'; " + run_part));
+    CHECK_FALSE(parse_rewrite("builtin cd './sub' && " + cage_rewrite("/opt/tc/toolcage", "forge", "/w", "ls")));
 }
 
 TEST_CASE("own rewrite: the shell hook passes the plugin's rewrite unchanged, wherever Hermes runs",

@@ -19,6 +19,12 @@ TEST_CASE("read-only Python passes", "[python]") {
         "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)",
         "def g():\n    yield from range(3)\nprint(list(g()))",
         "print(f\"{'nested'} {[1, 2][0]}\")",
+        "import re\nprint(re.sub(r'a', 'b', 'aaa'), re.compile('x').pattern)",
+        "import random as r\nprint(r.randint(1, 6))",
+        "from math import (sqrt,\n    pi as PI,)\nprint(sqrt(PI))",
+        "print('{0.real} {name} {{literal}}'.format(1, name='x'))",
+        "import datetime\nprint(datetime.datetime.now().isoformat())",
+        "_ = 1\n_x = [_]\nprint(_x)",
     };
     for (const char* code : ok) {
         auto r = check_python_read_only(code);
@@ -61,6 +67,31 @@ TEST_CASE("Python that could write, run or escape is refused", "[python]") {
         "import string\nstring.Formatter().get_field('0', [1], {})",
         "import operator\noperator.attrgetter('x')",
         "import typing",
+        // A listed module's own imports and internals are not its names.
+        "import shutil\nshutil.os.system('sh')",
+        "import tempfile\ntempfile._os.system('sh')",
+        "import random\nrandom._os.execv('/bin/sh', ['sh'])",
+        "import random as r\nr._inst.seed(1)",
+        "import re\nre.functools.reduce",
+        "import re\nprint(re.enum)",
+        "import json.decoder",
+        "from json import decoder",
+        "from json.decoder import scanstring",
+        "from random import _os",
+        "import datetime\ndatetime.datetime_CAPI",
+        "from time import tzset",
+        "import string\nstring.Formatter",
+        // A module handed on, where what it imported is reachable without naming it here.
+        "import json\nx = json\nx.decoder",
+        "import json\nprint(json)",
+        "import random\nprint([random][0])",
+        "import random\nprint('{0._os}'.format(random))",
+        // Format fields read attributes by name.
+        "print('{0._os}'.format(1))",
+        "g = (x for x in [1])\nprint('{0.gi_frame.f_globals}'.format(g))",
+        "print('{0.f_back}'.format(1))",
+        // Private attributes of anything.
+        "class A:\n    pass\nprint(A()._secret)",
     };
     for (const char* code : bad) {
         auto r = check_python_read_only(code);
