@@ -27,6 +27,7 @@
 #include "cage/launcher.h"
 #include "cage/limits.h"
 #include "cage/netns.h"
+#include "cage/never_writable.h"
 #include "cage/probe.h"
 #include "cage/refusals.h"
 #include "cage/stderr_watch.h"
@@ -190,6 +191,8 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
     make_missing_home_dirs(step.cage, step.paths.home);
+    // toolcage's own files, the agents' settings, start-up files and ~/.ssh: never writable.
+    narrow_write_grants(step.cage, never_writable_paths());
     plan_cargo_configs(step);
 }
 
@@ -458,6 +461,10 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
         go_write.fd = gofd[1];
         setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
         setup.ns.covers = step.cargo_covers;
+        setup.ns.writable = step.cage.write;
+        // Without a relay on the host's network, Landlock refuses TCP, but the host's /proc/net
+        // would still show: a namespace of the step's own, made with the others.
+        setup.ns.private_network = step.network == NetworkMode::landlock && !step.relay.relay;
         setup.ns.go_fd = go_read.fd;
     }
 
