@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/path_text.h"
 #include "common/workspace_choice.h"
 
 namespace fs = std::filesystem;
@@ -16,18 +17,6 @@ namespace fs = std::filesystem;
 namespace toolcage::cage {
 
 namespace {
-
-std::string normal(const std::string& p) {
-    std::string n = fs::path(p).lexically_normal().string();
-    while (n.size() > 1 && n.back() == '/') n.pop_back();
-    return n;
-}
-
-// `p` is `dir` or lies below it.
-bool within(const std::string& p, const std::string& dir) {
-    if (dir == "/") return true;
-    return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
-}
 
 // Files a login or interactive shell runs, per home.
 constexpr const char* kStartupFiles[] = {
@@ -53,7 +42,7 @@ struct Narrowing {
             bool holds = false;
             for (const auto& k : kept) {
                 if (k.path == path) exact = &k;
-                else if (within(k.path, path)) holds = true;
+                else if (path_within(k.path, path)) holds = true;
             }
             if (exact) {
                 held.push_back(path + " (" + exact->what + ")");
@@ -74,10 +63,10 @@ std::vector<NeverWritable> never_writable_paths() {
     std::vector<NeverWritable> out;
     auto add = [&](const std::string& p, const std::string& what) {
         if (p.empty() || p[0] != '/') return;
-        out.push_back({normal(p), what});
+        out.push_back({normal_path(p), what});
         std::error_code ec;
         fs::path real = fs::weakly_canonical(p, ec);
-        if (!ec && real.string() != normal(p)) out.push_back({normal(real.string()), what});
+        if (!ec && real.string() != normal_path(p)) out.push_back({normal_path(real.string()), what});
     };
     const workspace::Guarded g = workspace::guarded_from_process();
     for (const auto& k : g.keep_out) add(k.path, k.what);
@@ -97,14 +86,14 @@ std::vector<NeverWritable> never_writable_paths() {
 void narrow_write_grants(ExpandedCage& cage, const std::vector<NeverWritable>& kept) {
     std::vector<std::string> write;
     for (const auto& entry : cage.write) {
-        const std::string grant = normal(entry);
-        auto inside = std::find_if(kept.begin(), kept.end(), [&](const NeverWritable& k) { return within(grant, k.path); });
+        const std::string grant = normal_path(entry);
+        auto inside = std::find_if(kept.begin(), kept.end(), [&](const NeverWritable& k) { return path_within(grant, k.path); });
         if (inside != kept.end()) {
             cage.notes.push_back("cage.write \"" + entry + "\" is not granted: it lies in " + inside->path + " (" +
                                  inside->what + "), which no step may write");
             continue;
         }
-        bool holds = std::any_of(kept.begin(), kept.end(), [&](const NeverWritable& k) { return within(k.path, grant); });
+        bool holds = std::any_of(kept.begin(), kept.end(), [&](const NeverWritable& k) { return path_within(k.path, grant); });
         if (!holds) {
             write.push_back(entry);
             continue;
@@ -122,7 +111,7 @@ void narrow_write_grants(ExpandedCage& cage, const std::vector<NeverWritable>& k
 }
 
 std::string broad_grant_warning(const std::string& entry) {
-    const std::string e = normal(entry);
+    const std::string e = normal_path(entry);
     if (e == "{home}" || e == "~")
         return "the whole home directory: ssh keys, tokens (~/.npmrc, ~/.gitconfig, cloud credentials), "
                "every agent's settings and every tool's cache (toolcage keeps its own files, the agents' "

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "common/git_config.h"
+#include "common/path_text.h"
 
 namespace toolcage::gitconfig {
 
@@ -17,19 +18,13 @@ constexpr std::size_t kMaxConfig = 1 << 20;
 constexpr int kMaxIncludeDepth = 10;
 constexpr std::size_t kMaxIncludes = 64;
 
-std::string normal(const std::string& p) {
-    std::string n = std::filesystem::path(p).lexically_normal().string();
-    while (n.size() > 1 && n.back() == '/') n.pop_back();
-    return n;
-}
-
 // `name` as git resolves a path in config: "~/" is the home, a relative one lies in `base`.
 std::string resolve(const std::string& name, const std::string& base, const std::string& home) {
     if (name.empty()) return {};
-    if (name == "~" || name.starts_with("~/")) return home.empty() ? std::string() : normal(home + name.substr(1));
-    if (name[0] == '/') return normal(name);
+    if (name == "~" || name.starts_with("~/")) return home.empty() ? std::string() : normal_path(home + name.substr(1));
+    if (name[0] == '/') return normal_path(name);
     if (base.empty()) return {};
-    return normal(base + "/" + name);
+    return normal_path(base + "/" + name);
 }
 
 bool read_small(const std::string& path, std::string& out) {
