@@ -595,8 +595,10 @@ void explain_refusals(Step& step) {
     for (const auto& rec : step.audit_records)
         for (auto& r : audit_record_refusals(rec, step.paths)) out.push_back(std::move(r));
     for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths, step.relay.relay.has_value()))
-        // With the kernel's records at hand, the stderr adds only what they do not hold.
-        if (!step.audited || r.access == "connect") out.push_back(std::move(r));
+        // With the kernel's records at hand, the stderr adds only what they do not hold: the
+        // relay's refusals, and writes the step's read-only mounts refused before Landlock saw them.
+        if (!step.audited || r.access == "connect" || (r.access == "write" && step.pid_namespace))
+            out.push_back(std::move(r));
     // Without the step's mount namespace, a cargo config that holds a token stays unread.
     if (!step.pid_namespace) {
         std::vector<std::string> unread;

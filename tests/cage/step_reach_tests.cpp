@@ -140,7 +140,8 @@ TEST_CASE("a {home} write grant never reaches start-up files, ~/.ssh or toolcage
             make_file(home + "/.bashrc", "# the user's\n", who, 0644);
             REQUIRE(::mkdir((home + "/.ssh").c_str(), 0700) == 0);
             REQUIRE(::chown((home + "/.ssh").c_str(), uid_of(who), uid_of(who)) == 0);
-            REQUIRE(::mkdir((home + "/proj").c_str(), 0777) == 0);
+            REQUIRE(::mkdir((home + "/proj").c_str(), 0755) == 0);
+            REQUIRE(::chown((home + "/proj").c_str(), uid_of(who), uid_of(who)) == 0);
             Result r = step(s, Launch{who, no_userns, {}}, false,
                             "echo evil >> ~/.bashrc; echo evil > ~/.zshrc; echo evil > ~/.ssh/authorized_keys; "
                             "mkdir -p ~/toolcage; echo evil > ~/toolcage/planted; "

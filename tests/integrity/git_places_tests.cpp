@@ -120,7 +120,7 @@ TEST_CASE("a repository nested in the workspace: its hooks and config are kept; 
     const std::string policy = w.policy();
     const std::string config = w.read("vendor/lib/.git/config");
 
-    Result ok = w.caged("cd vendor/lib && echo y > g && git add g && git commit --no-verify -q -m two && echo committed", policy);
+    Result ok = w.caged("cd vendor/lib && echo y > g && git add g && git -c user.name=t -c user.email=t@example.org commit --no-verify -q -m two && echo committed", policy);
     INFO(ok.out);
     CHECK(ok.status == 0);
     CHECK(ok.out.find("tamper") == std::string::npos);
@@ -138,7 +138,7 @@ TEST_CASE("a repository nested in the workspace: its hooks and config are kept; 
     commit_runs_only_the_users_hook(w, "vendor/lib");
 
     // A repository the step makes inside the workspace stays, without a hook planted in it.
-    Result made = w.caged("mkdir dep && cd dep && git init -q . && echo z > z && git add z && git commit -q -m dep && " +
+    Result made = w.caged("mkdir dep && cd dep && git init -q . && echo z > z && git add z && git -c user.name=t -c user.email=t@example.org commit -q -m dep && " +
                               evil_hook(w, ".git/hooks/pre-commit") + " && echo made",
                           policy);
     INFO(made.out);
