@@ -200,9 +200,11 @@ TEST_CASE("Landlock's own audit records name the refused path, when the kernel's
         return;
     }
     Scratch s;
-    // A read: a write outside the grants meets the step's read-only mounts before Landlock.
-    std::string target = s.base + "/outside/audited.txt";
-    fs::create_directories(s.base + "/outside");
+    // A read (a write outside the grants meets the step's read-only mounts before Landlock), of
+    // a file beside the scratch tree, which the test policy reads whole.
+    const std::string outside = "/var/tmp/toolcage-audit-" + std::to_string(::getpid());
+    std::string target = outside + "/audited.txt";
+    fs::create_directories(outside);
     std::ofstream(target) << "x\n";
     // The step lives on a moment after its refusal: under a step init of its own, its pid is
     // read from the init's children once it has started.
@@ -211,8 +213,9 @@ TEST_CASE("Landlock's own audit records name the refused path, when the kernel's
     auto lines = refusal_lines(r.out);
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].find("Landlock (kernel audit record)") != std::string::npos);
-    CHECK(lines[0].find(s.base + "/outside") != std::string::npos);
+    CHECK(lines[0].find(outside) != std::string::npos);
     CHECK(lines[0].find("cage.read") != std::string::npos);
+    fs::remove_all(outside);
 }
 
 // ---- the pure readers

@@ -3,9 +3,6 @@
 // files no policy can open (a {home} grant is narrowed), and what it sees of the host's network
 // (/proc/net, in a network namespace of its own). As root and as nobody, read-only and caged,
 // with and without user namespaces, each beside the legitimate path.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "../relay/relay_harness.h"
 #include "step_harness.h"
 
 using namespace steptest;
@@ -102,17 +100,9 @@ TEST_CASE("doctor says whether a step can change file attributes outside its gra
 
 TEST_CASE("a read-only or default step does not see the host's sockets in /proc/net", "[cage][network]") {
     // A listening socket of the host's: its port shows in the host's /proc/net/tcp.
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd, 1) == 0);
-    socklen_t len = sizeof a;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    relaytest::EchoServer host_server;
     char port[16];
-    std::snprintf(port, sizeof port, ":%04X ", ntohs(a.sin_port));
+    std::snprintf(port, sizeof port, ":%04X ", static_cast<unsigned>(host_server.port()));
     REQUIRE(slurp("/proc/net/tcp").find(port) != std::string::npos);
 
     for (As who : {As::root, As::nobody})
@@ -125,7 +115,6 @@ TEST_CASE("a read-only or default step does not see the host's sockets in /proc/
             CHECK(r.out.find("read-it") != std::string::npos);
             CHECK(r.out.find(port) == std::string::npos);
         }
-    ::close(fd);
 }
 
 TEST_CASE("a {home} write grant never reaches start-up files, ~/.ssh or toolcage's state; the rest of the home is written",
