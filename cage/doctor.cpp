@@ -114,6 +114,20 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     }
     r.pid_namespace = can_make_step_namespace(&r.pid_namespace_why);
     r.warnings = interpreter_warnings(cage.execute);
+    if (r.pid_namespace) {
+        r.read_only_mounts = can_make_mounts_read_only(&r.read_only_mounts_why);
+        r.step_network = can_make_step_network(&r.step_network_why);
+    } else {
+        r.read_only_mounts_why = r.step_network_why = "no mount namespace for steps";
+    }
+    if (!r.read_only_mounts)
+        r.warnings.push_back("mounts are not read-only in steps (" + r.read_only_mounts_why +
+                             "): a step can change the mode, times and extended attributes of any "
+                             "file the user owns (chmod 644 ~/.ssh/id_ed25519), not only in its "
+                             "write grants; Landlock governs opens only");
+    if (!r.step_network)
+        r.warnings.push_back("no network namespace for steps without a relay (" + r.step_network_why +
+                             "): they see the host's /proc/net (its sockets and connections)");
     if (!r.pid_namespace)
         r.warnings.push_back("no PID namespace for steps (" + r.pid_namespace_why +
                              "): other processes' /proc/PID entries (command lines, environments of "
@@ -201,6 +215,10 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"network_note", r.network_note},
         {"pid_namespace", r.pid_namespace},
         {"pid_namespace_why", r.pid_namespace_why},
+        {"read_only_mounts", r.read_only_mounts},
+        {"read_only_mounts_why", r.read_only_mounts_why},
+        {"step_network", r.step_network},
+        {"step_network_why", r.step_network_why},
         {"warnings", r.warnings},
         {"refusal_source", r.refusal_source},
     };
@@ -255,6 +273,16 @@ std::string to_text(const DoctorReport& r) {
       << (r.pid_namespace ? "a PID namespace per step: /proc shows the step's processes only; a private "
                             "/dev/shm and /dev/pts; every process ends with the supervisor"
                           : "no PID namespace (" + r.pid_namespace_why + "): other processes' /proc entries are visible")
+      << '\n';
+    o << "  file attributes: "
+      << (r.read_only_mounts ? "every mount read-only in a step but its write grants: no chmod, chown, "
+                               "touch or xattr change outside them"
+                             : "mounts stay writable (" + r.read_only_mounts_why +
+                                   "): chmod, touch and xattrs reach any file the user owns")
+      << '\n';
+    o << "  host network view: "
+      << (r.step_network ? "a step without a relay has a network namespace of its own (no host /proc/net)"
+                         : "steps without a relay see the host's /proc/net (" + r.step_network_why + ")")
       << '\n';
     if (!r.network_note.empty()) o << "    note: " << r.network_note << '\n';
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';

@@ -30,6 +30,13 @@ struct DoctorReport {
     // /proc, a private /dev/shm and /dev/pts, every process gone with the supervisor.
     bool pid_namespace = false;
     std::string pid_namespace_why;  // why not
+    // Every mount read-only but the write grants, in the step's mount namespace: mode, owner,
+    // times and xattrs cannot change outside them. Without it only Landlock's opens are governed.
+    bool read_only_mounts = false;
+    std::string read_only_mounts_why;
+    // A network namespace of the step's own for a step without a relay (no host /proc/net).
+    bool step_network = false;
+    std::string step_network_why;
     std::vector<std::string> warnings;
     bool audit_mode = false;  // the policy's "mode" is "audit": the hook refuses nothing
     // Where `run` learns what Landlock refused: the kernel's audit records, or the step's stderr.

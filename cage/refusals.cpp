@@ -178,8 +178,10 @@ std::string path_in_line(std::string_view line) {
             return std::string(line.substr(start, end - start));
         }
     }
-    // "prog: /a/b: Permission denied", "sh: 1: cannot create /a/b: Permission denied".
+    // "prog: /a/b: Permission denied", "sh: 1: cannot create /a/b: Permission denied" (or
+    // "Read-only file system").
     std::size_t denied = line.find(": Permission denied");
+    if (denied == std::string_view::npos) denied = line.find(": Read-only file system");
     if (denied == std::string_view::npos) return {};
     std::string_view head = line.substr(0, denied);
     std::size_t colon = head.rfind(": ");
@@ -407,8 +409,11 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
     bool unplaced = false;
     for (const auto& line : lines) {
         std::string l = lower(line);
+        // EROFS: in the step's mount namespace everything outside the write grants is a
+        // read-only mount, which refuses a write before Landlock does.
         bool eacces = l.find("permission denied") != std::string::npos ||
-                      l.find("eacces") != std::string::npos;
+                      l.find("eacces") != std::string::npos ||
+                      l.find("read-only file system") != std::string::npos || l.find("erofs") != std::string::npos;
         bool eperm = l.find("operation not permitted") != std::string::npos ||
                      l.find("eperm") != std::string::npos;
         if (!eacces && !eperm) continue;

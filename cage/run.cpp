@@ -28,6 +28,7 @@
 #include "cage/launcher.h"
 #include "cage/limits.h"
 #include "cage/netns.h"
+#include "cage/never_writable.h"
 #include "cage/probe.h"
 #include "cage/refusals.h"
 #include "cage/stderr_watch.h"
@@ -191,6 +192,8 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
     make_missing_home_dirs(step.cage, step.paths.home);
+    // toolcage's own files, the agents' settings, start-up files and ~/.ssh: never writable.
+    narrow_write_grants(step.cage, never_writable_paths());
     plan_cargo_configs(step);
 }
 
@@ -459,6 +462,10 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
         go_write.fd = gofd[1];
         setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
         setup.ns.covers = step.cargo_covers;
+        setup.ns.writable = step.cage.write;
+        // Without a relay on the host's network, Landlock refuses TCP, but the host's /proc/net
+        // would still show: a namespace of the step's own, made with the others.
+        setup.ns.private_network = step.network == NetworkMode::landlock && !step.relay.relay;
         setup.ns.go_fd = go_read.fd;
     }
 
@@ -589,8 +596,10 @@ void explain_refusals(Step& step) {
     for (const auto& rec : step.audit_records)
         for (auto& r : audit_record_refusals(rec, step.paths)) out.push_back(std::move(r));
     for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths, step.relay.relay.has_value()))
-        // With the kernel's records at hand, the stderr adds only what they do not hold.
-        if (!step.audited || r.access == "connect") out.push_back(std::move(r));
+        // With the kernel's records at hand, the stderr adds only what they do not hold: the
+        // relay's refusals, and writes the step's read-only mounts refused before Landlock saw them.
+        if (!step.audited || r.access == "connect" || (r.access == "write" && step.pid_namespace))
+            out.push_back(std::move(r));
     // Without the step's mount namespace, a cargo config that holds a token stays unread.
     if (!step.pid_namespace) {
         std::vector<std::string> unread;

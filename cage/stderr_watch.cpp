@@ -19,7 +19,7 @@ constexpr std::size_t kMaxKept = 200;
 constexpr std::size_t kMaxLine = 1024;
 
 bool reports_refusal(std::string_view line) {
-    for (std::string_view w : {"ermission denied", "EACCES", "peration not permitted", "EPERM"})
+    for (std::string_view w : {"ermission denied", "EACCES", "peration not permitted", "EPERM", "ead-only file system", "EROFS"})
         if (line.find(w) != std::string_view::npos) return true;
     return false;
 }

@@ -16,8 +16,11 @@
 #include <cstring>
 #include <vector>
 
+#include <linux/mount.h>
+
 #include "cage/landlock_uapi.h"
 #include "cage/launcher.h"
+#include "cage/limits.h"
 #include "cage/reaper.h"
 #include "common/error.h"
 
@@ -97,11 +100,34 @@ void cover_file(const CageSetup& s, const FileCover& c, std::size_t i) {
     add_rule(s, c.target.c_str(), s.ns.cover_access);
 }
 
+int set_mount_attr(const char* path, unsigned flags, std::uint64_t set, std::uint64_t clear) {
+    mount_attr attr{};
+    attr.attr_set = set;
+    attr.attr_clr = clear;
+    return ::syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &attr, sizeof attr) == 0 ? 0 : errno;
+}
+
+// Every mount read-only (one call for the whole tree), then each write grant bound over itself
+// and made writable again: what bubblewrap's read-only binds do. A grant whose own file system
+// is read-only (locked by the kernel: EPERM) stays so; one that does not exist is skipped.
+void make_read_only_but_grants(const CageSetup& s) {
+    if (int e = set_mount_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0))
+        fail(s, e, "mount_setattr(\"/\", AT_RECURSIVE, MOUNT_ATTR_RDONLY)");
+    for (const auto& w : s.ns.writable) {
+        struct stat st {};
+        if (::stat(w.c_str(), &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) continue;
+        do_mount(s, w.c_str(), w.c_str(), nullptr, MS_BIND | MS_REC, "");
+        int e = set_mount_attr(w.c_str(), 0, 0, MOUNT_ATTR_RDONLY);
+        if (e && e != EPERM) fail(s, e, "mount_setattr(\"" + w + "\", clear MOUNT_ATTR_RDONLY)");
+    }
+}
+
 // Mounts made here stay here; /proc shows this namespace's processes only; /dev/shm and
 // /dev/pts are the step's own, empty (a host's 0600 file in /dev/shm, a person's terminal
 // in /dev/pts are out of reach), and their Landlock rules land on the new mounts.
 void mount_private_filesystems(const CageSetup& s) {
     do_mount(s, "none", "/", nullptr, MS_REC | MS_PRIVATE, "");
+    make_read_only_but_grants(s);
     do_mount(s, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
     add_rule(s, "/proc", s.ns.proc_access);
     do_mount(s, "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -181,9 +207,15 @@ void close_other_fds(const CageSetup& s) {
     die_with_supervisor(s);
     close_other_fds(s);
     map_ids(s);
+    // The step's cgroups are joined here, while /sys is still writable; the step inherits them.
+    CageSetup inner = s;  // our own copy (we are a forked process): the step's parent is pid 1
+    std::string what;
+    if (int e = s.cgroup ? s.cgroup->join(what) : 0) fail(s, e, what);
+    if (int e = s.memory ? s.memory->join(what) : 0) fail(s, e, what);
+    inner.cgroup = nullptr;
+    inner.memory = nullptr;
     mount_private_filesystems(s);
     wait_for_rules(s);
-    CageSetup inner = s;  // our own copy (we are a forked process): the step's parent is pid 1
     inner.supervisor = 1;
     inner.ns.enabled = false;
     inner.ns.go_fd = -1;
@@ -220,12 +252,24 @@ StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_a
 pid_t start_step_in_namespace(const CageSetup& setup) {
     // A plain fork into the namespaces: the init runs on after the step's exec, so it cannot
     // share our memory (CLONE_VM), and it has no stack of its own to be given.
-    long pid = ::syscall(SYS_clone, kNamespaces | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+    long pid = -1;
+    if (setup.ns.private_network) {
+        pid = ::syscall(SYS_clone, kNamespaces | CLONE_NEWNET | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+        if (pid == 0) run_init(setup);
+        if (pid > 0) return static_cast<pid_t>(pid);
+        // A kernel that refuses the network namespace alone (net namespaces limited to 0): the
+        // step goes on without it, as where no namespace can be made at all.
+    }
+    pid = ::syscall(SYS_clone, kNamespaces | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
     if (pid == 0) run_init(setup);
     return static_cast<pid_t>(pid);
 }
 
-bool can_make_step_namespace(std::string* why) {
+namespace {
+
+// A child in the step's namespaces (and `extra` ones) that mounts /proc afresh, and with
+// `read_only` makes every mount read-only first, as a step's init does.
+bool probe_step_namespace(unsigned long extra, bool read_only, std::string* why) {
     int pipefd[2];
     if (::pipe2(pipefd, O_CLOEXEC) != 0) {
         if (why) *why = syscall_error("pipe2()", errno);
@@ -233,7 +277,7 @@ bool can_make_step_namespace(std::string* why) {
     }
     std::string uid = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
     std::string gid = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
-    long pid = ::syscall(SYS_clone, kNamespaces | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+    long pid = ::syscall(SYS_clone, kNamespaces | extra | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
     if (pid == 0) {
         ::close(pipefd[0]);
         int err = 0;
@@ -243,6 +287,8 @@ bool can_make_step_namespace(std::string* why) {
         else if ((err = write_file("/proc/self/gid_map", gid))) what = "write(\"/proc/self/gid_map\")";
         else if ((err = write_file("/proc/self/uid_map", uid))) what = "write(\"/proc/self/uid_map\")";
         else if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) err = errno, what = "mount(\"/\", MS_PRIVATE)";
+        else if (read_only && (err = set_mount_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)))
+            what = "mount_setattr(\"/\", AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
         else if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
             err = errno, what = "mount(\"proc\", \"/proc\")";
         if (err) {
@@ -256,7 +302,7 @@ bool can_make_step_namespace(std::string* why) {
     if (pid < 0) {
         int err = errno;
         ::close(pipefd[0]);
-        if (why) *why = syscall_error("clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", err);
+        if (why) *why = syscall_error(extra ? "clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET)" : "clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", err);
         return false;
     }
     char buf[512];
@@ -268,5 +314,13 @@ bool can_make_step_namespace(std::string* why) {
     if (why) *why = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "the probe died";
     return false;
 }
+
+}  // namespace
+
+bool can_make_step_namespace(std::string* why) { return probe_step_namespace(0, false, why); }
+
+bool can_make_step_network(std::string* why) { return probe_step_namespace(CLONE_NEWNET, false, why); }
+
+bool can_make_mounts_read_only(std::string* why) { return probe_step_namespace(0, true, why); }
 
 }  // namespace toolcage::cage

@@ -2,7 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,6 +25,9 @@
 #include "common/decision_log.h"
 #include "common/error.h"
 #include "common/git_config.h"
+#include "common/git_run_places.h"
+
+namespace fs = std::filesystem;
 
 namespace toolcage::cage {
 
@@ -308,12 +314,109 @@ constexpr std::size_t kMaxAdminDirs = 4096;
 constexpr std::string_view kGitDirFiles[] = {"config", "config.worktree", "commondir", "hooks/", "info/"};
 constexpr std::string_view kWorktreeFiles[] = {"config.worktree", "commondir", "gitdir"};
 
+// Directories a nested repository is not looked for in: what package managers and build tools
+// fill (thousands of entries nobody commits in), so that the walk stays cheap.
+constexpr std::string_view kSkippedDirs[] = {"node_modules", "target", ".venv", "venv", "__pycache__", ".tox"};
+constexpr std::size_t kMaxNestedWalk = 4096;  // directories looked into
+constexpr int kMaxNestedDepth = 6;
+
+// Every .git below the workspace but its own (a repository cloned inside the clone, not a
+// submodule; a worktree's or submodule's checkout, whose .git is a file): breadth first, never
+// through a symlink, bounded. Workspace-relative paths of the .git entries, and whether each is
+// a directory.
+std::vector<std::pair<std::string, bool>> nested_git_entries(int ws_fd) {
+    std::vector<std::pair<std::string, bool>> out;
+    std::deque<std::pair<std::string, int>> queue{{"", 0}};
+    std::size_t visited = 0;
+    while (!queue.empty() && visited++ < kMaxNestedWalk) {
+        auto [rel, depth] = queue.front();
+        queue.pop_front();
+        // One call per directory, never through a symlink nor out of the workspace.
+        open_how how{};
+        how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+        int fd = static_cast<int>(::syscall(SYS_openat2, ws_fd, rel.empty() ? "." : rel.c_str(), &how, sizeof how));
+        if (fd < 0 && errno == ENOSYS) fd = rel.empty() ? ::fcntl(ws_fd, F_DUPFD_CLOEXEC, 0) : open_beneath(ws_fd, rel, false);
+        if (fd < 0) continue;
+        DIR* d = ::fdopendir(fd);
+        if (!d) {
+            ::close(fd);
+            continue;
+        }
+        while (const dirent* e = ::readdir(d)) {
+            std::string_view n = e->d_name;
+            if (n == "." || n == "..") continue;
+            unsigned char type = e->d_type;
+            if (type == DT_UNKNOWN) {
+                struct stat st {};
+                if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+                type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+            }
+            if (n == ".git") {
+                if (!rel.empty() && (type == DT_DIR || type == DT_REG)) out.emplace_back(rel + "/.git", type == DT_DIR);
+                continue;
+            }
+            if (type != DT_DIR || depth >= kMaxNestedDepth) continue;
+            if (std::find(std::begin(kSkippedDirs), std::end(kSkippedDirs), n) != std::end(kSkippedDirs)) continue;
+            queue.emplace_back(join(rel, std::string(n)), depth + 1);
+        }
+        ::closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// `abs` (lexically normal, or its real location) inside `workspace`: workspace-relative; else "".
+std::string inside(const std::string& workspace, const std::string& abs) {
+    for (const std::string& p : {abs, fs::weakly_canonical(abs).string()}) {
+        if (p.size() > workspace.size() && p.compare(0, workspace.size(), workspace) == 0 && p[workspace.size()] == '/')
+            return p.substr(workspace.size() + 1);
+    }
+    return {};
+}
+
+// Where the workspace's git directories (its own, its submodules', its nested repositories')
+// make git run code beside their config and hooks/: the directory core.hooksPath names and the
+// files their config includes, when they lie in the workspace. Read from the configs as they are
+// before the step: after it, those configs are themselves put back when they changed.
+std::vector<ProtectedPath> git_run_paths(const std::string& workspace, const std::vector<std::string>& admin_dirs) {
+    std::vector<ProtectedPath> out;
+    for (const auto& admin : admin_dirs) {
+        const std::string dir = workspace + "/" + (admin.empty() ? std::string(".git") : admin);
+        // Its working tree: the workspace for its own .git, the directory above a nested .git; a
+        // submodule's lies where its core.worktree says, so only absolute hook paths count there.
+        std::string worktree = admin.empty()             ? workspace
+                               : admin.ends_with("/.git") ? workspace + "/" + admin.substr(0, admin.size() - 5)
+                                                          : std::string();
+        gitconfig::RunPlaces places = gitconfig::run_places({dir + "/config", dir + "/config.worktree"}, worktree, "");
+        for (const auto& h : places.hook_dirs)
+            if (std::string rel = inside(workspace, h); !rel.empty()) out.push_back({rel, true});
+        for (const auto& i : places.includes)
+            if (std::string rel = inside(workspace, i); !rel.empty()) out.push_back({rel, false});
+    }
+    // One entry for a tree: husky's .husky holds its .husky/_.
+    std::erase_if(out, [&](const ProtectedPath& p) {
+        return std::any_of(out.begin(), out.end(), [&](const ProtectedPath& d) {
+            return d.dir && d.rel != p.rel && p.rel.starts_with(d.rel + "/");
+        });
+    });
+    return out;
+}
+
 std::vector<ProtectedPath> git_admin_paths(int ws_fd) {
     std::vector<ProtectedPath> out;
     auto add = [&](const std::string& rel) {
         bool dir = rel.ends_with("/");
         out.push_back({dir ? rel.substr(0, rel.size() - 1) : rel, dir});
     };
+    // Nested repositories: their git directory's config, hooks and links, or their .git file.
+    for (const auto& [rel, is_dir] : nested_git_entries(ws_fd)) {
+        if (!is_dir) {
+            add(rel);
+            continue;
+        }
+        for (auto f : kGitDirFiles) add(rel + "/" + std::string(f));
+    }
     std::deque<std::string> queue{".git/modules"};
     std::size_t visited = 0;
     while (!queue.empty() && visited++ < kMaxAdminDirs) {
@@ -356,6 +459,13 @@ std::vector<ProtectedPath> git_admin_paths(int ws_fd) {
 // many components deep that directory is: ".git/modules/a/b/config" -> ".git/modules/a/b", 4.
 // Known only for the paths git_admin_paths lists; other paths answer {"", 0}.
 std::pair<std::string, int> admin_dir_of(const std::string& rel) {
+    // A nested repository's: "sub/.git/hooks/x" -> "sub/.git".
+    if (!rel.starts_with(".git/")) {
+        std::size_t at = rel.find("/.git/");
+        if (at == std::string::npos) return {"", 0};
+        std::string dir = rel.substr(0, at + 5);
+        return {dir, static_cast<int>(std::count(dir.begin(), dir.end(), '/')) + 1};
+    }
     if (!rel.starts_with(".git/modules/") && !rel.starts_with(".git/worktrees/")) return {"", 0};
     for (auto f : kGitDirFiles) {
         std::string tail = "/" + std::string(f.ends_with("/") ? f.substr(0, f.size() - 1) : f);
@@ -386,6 +496,7 @@ namespace {
 struct Restorer {
     std::vector<TamperEvent>& events;
     bool git_was_absent = false;  // the step made .git itself
+    std::string workspace;        // absolute
 
     // Git directories below .git (submodules', linked worktrees') the step made itself.
     std::vector<std::string> fresh_admin_dirs;
@@ -397,7 +508,8 @@ struct Restorer {
     }
 
     static bool is_config(const std::string& rel) {
-        return rel == ".git/config" || rel == ".git/config.worktree" ||
+        return rel == ".git/config" || rel == ".git/config.worktree" || rel.ends_with("/.git/config") ||
+               rel.ends_with("/.git/config.worktree") ||
                (rel.starts_with(".git/modules/") && (rel.ends_with("/config") || rel.ends_with("/config.worktree"))) ||
                (rel.starts_with(".git/worktrees/") && rel.ends_with("/config.worktree"));
     }
@@ -410,6 +522,7 @@ struct Restorer {
     bool inert_file(int pfd, const std::string& name, const std::string& rel, const struct stat& st,
                     const GuardNode* before = nullptr) {
         if (!S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
+        if (rel.ends_with("/.git")) return inert_gitfile(pfd, name, rel);
         auto [admin, depth] = admin_dir_of(rel);
         if (rel.ends_with(".sample") && rel.find("/hooks/") != std::string::npos) return true;
         if (fresh(admin) && rel.starts_with((admin.empty() ? std::string(".git") : admin) + "/info/") &&
@@ -437,6 +550,23 @@ struct Restorer {
         ctx.fresh_git_dir = fresh(admin);
         ctx.module_depth = rel.starts_with(".git/modules/") ? depth : 0;
         return gitconfig::first_non_inert_key(text, old_text, ctx).empty();
+    }
+
+    // A checkout's .git file as `git submodule update` and `git worktree add` write it: into the
+    // workspace's own .git/modules or .git/worktrees, whose config and hooks are kept already.
+    bool inert_gitfile(int pfd, const std::string& name, const std::string& rel) {
+        Fd fd(::openat(pfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+        std::string text;
+        bool more = false;
+        if (!fd.ok() || !read_up_to(fd.get(), text, 4096, more) || more) return false;
+        if (!text.starts_with("gitdir: ") || !text.ends_with("\n") || std::count(text.begin(), text.end(), '\n') != 1)
+            return false;
+        std::string target = text.substr(8, text.size() - 9);
+        std::string base = workspace + "/" + rel.substr(0, rel.size() - 5);
+        std::string abs = fs::path(target.starts_with("/") ? target : base + "/" + target).lexically_normal().string();
+        for (const char* d : {"/.git/modules/", "/.git/worktrees/"})
+            if (abs.starts_with(workspace + d) && abs.find("/../") == std::string::npos) return true;
+        return false;
     }
 
     bool inert_tree(int pfd, const std::string& name, const std::string& rel, int depth) {
@@ -819,6 +949,13 @@ WorkspaceGuard::WorkspaceGuard(const std::string& workspace, std::vector<Protect
             admin_dirs_.push_back(admin_dir_of(p.rel).first);
             if (!is_protected(p.rel, paths_)) paths_.push_back(std::move(p));
         }
+        // core.hooksPath and included config files, wherever in the workspace they lie.
+        std::vector<std::string> git_dirs = admin_dirs_;
+        if (git_.kind == Kind::dir) git_dirs.push_back("");
+        std::sort(git_dirs.begin(), git_dirs.end());
+        git_dirs.erase(std::unique(git_dirs.begin(), git_dirs.end()), git_dirs.end());
+        for (auto& p : git_run_paths(workspace_, git_dirs))
+            if (!is_protected(p.rel, paths_)) paths_.push_back(std::move(p));
         // Nothing changes while the snapshot is taken: each parent directory is opened once
         // (the workspace root is ws_fd_ itself), a missing one is missing for all its entries.
         std::map<std::string, std::pair<Fd, int>> parents;  // parent -> its fd, or the errno
@@ -859,7 +996,7 @@ WorkspaceGuard::~WorkspaceGuard() {
 
 std::vector<TamperEvent> WorkspaceGuard::restore(const std::vector<std::string>& search_dirs) {
     std::vector<TamperEvent> events;
-    Restorer r{events, git_.kind == Kind::absent, {}};
+    Restorer r{events, git_.kind == Kind::absent, workspace_, {}};
     try {
         // 1. .git itself: the same directory, or the original moved back over an impostor.
         if (git_.kind == Kind::dir) {

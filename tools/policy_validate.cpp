@@ -1,6 +1,7 @@
 // `toolcage policy validate FILE|NAME`: every error, in one run.
 #include <iostream>
 
+#include "cage/never_writable.h"
 #include "common/policy_loader.h"
 #include "profiles/compiled_profiles.h"
 #include "tools/policy_access.h"
@@ -17,6 +18,19 @@ int policy_validate(const std::string& name_or_file) {
             std::cout << p.file << ": valid (policy \"" << p.name << "\"";
             if (p.mode == "audit") std::cout << ", AUDIT MODE: the hook will refuse nothing";
             std::cout << ")\n";
+            // Valid, but broad: what a step of it may change (or read), said plainly.
+            for (const auto* list : {&p.cage.write, &p.cage.read}) {
+                const char* field = list == &p.cage.write ? "cage.write" : "cage.read";
+                for (const auto& e : *list) {
+                    // Reading the system's directories is what every policy does; reading a home
+                    // or the whole tree is not.
+                    bool broad_read = e == "{home}" || e == "/" || e == "/home" || e == "/root";
+                    if (list == &p.cage.read && !broad_read) continue;
+                    if (std::string what = cage::broad_grant_warning(e); !what.empty())
+                        std::cerr << p.file << ": warning: " << field << " \"" << e << "\" grants a step "
+                                  << (list == &p.cage.write ? "writing" : "reading") << " " << what << '\n';
+                }
+            }
             return 0;
         }
     }

@@ -50,11 +50,16 @@ ToolCall parse_claude(const json& payload, const HookEnv& env) {
 }
 
 Answer answer_claude(const ToolCall& call, const Outcome& o) {
+    // Audit mode decides nothing: Claude Code's "allow" would skip the user's own permission
+    // prompt, which makes audit mode weaker than no hook at all. So no permission decision, only
+    // the message saying what enforce mode would have done (the log holds it too); Claude Code
+    // then asks, or not, as its own permission mode says.
+    if (o.audit) return {dump_line({{"systemMessage", verdict_message(o.verdict)}}), 0};
     // A file write toolcage finds harmless is left to Claude Code's own permission mode: the
     // hook has no reason to skip the user's review of an edit.
     if (call.kind == ToolKind::other ||
         (call.kind == ToolKind::write_file && o.verdict.decision == Decision::allow))
-        return {o.audit ? dump_line({{"systemMessage", verdict_message(o.verdict)}}) : "{}\n", 0};
+        return {"{}\n", 0};
     json out = {{"hookEventName", "PreToolUse"}};
     std::string reason = verdict_message(o.verdict);
     switch (o.verdict.decision) {
@@ -84,9 +89,7 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
             break;
     }
     out["permissionDecisionReason"] = reason;
-    json answer = {{"hookSpecificOutput", out}};
-    if (o.audit) answer["systemMessage"] = reason;  // shown to the user, not only the model
-    return {dump_line(answer), 0};
+    return {dump_line(json{{"hookSpecificOutput", out}}), 0};
 }
 
 }  // namespace toolcage::hook

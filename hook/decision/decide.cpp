@@ -141,6 +141,9 @@ Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
         if (!acceptable_place(resolved)) return place_verdict(resolved, real + " (through " + abs + ")");
         if (auto v = policy_protected(abs, ctx, dc.policy)) return *v;
         if (auto v = policy_protected(real, real_ctx, dc.policy)) return *v;
+        if (auto v = check_git_write(abs, dc.home)) return *v;
+        if (real != abs)
+            if (auto v = check_git_write(real, dc.home)) return *v;
     }
     return {Decision::allow, "file.workspace", "writes inside the workspace or the temp directory"};
 }

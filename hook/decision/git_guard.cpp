@@ -13,6 +13,7 @@
 
 #include "cage/protected_paths.h"
 #include "common/git_config.h"
+#include "common/git_run_places.h"
 #include "hook/call/paths.h"
 #include "hook/shell/ast.h"
 
@@ -497,6 +498,35 @@ std::optional<Verdict> check_git_config(const std::string& command, const std::s
     Checker checker;
     for (const auto& r : repos)
         if (auto v = checker.check(r, 0)) return v;
+    return std::nullopt;
+}
+
+std::optional<Verdict> check_git_write(const std::string& abs, const std::string& home) {
+    auto ask = [&](const std::string& rule, const std::string& why) {
+        return Verdict{Decision::ask, rule, "writes " + abs + ", " + why};
+    };
+    for (std::size_t at = abs.find("/.git"); at != std::string::npos; at = abs.find("/.git", at + 1)) {
+        std::size_t end = at + 5;
+        if (end == abs.size())
+            return ask("file.git-dir", "a repository's .git file, which tells git where its config and hooks are");
+        if (abs[end] == '/')
+            return ask("file.git-dir", "inside the git directory " + abs.substr(0, end) +
+                                           ", whose hooks and config run code at the next git command");
+    }
+    std::optional<GitRepo> repo = find_git_repo(parent_of(abs));
+    if (!repo) return std::nullopt;
+    if (path_within(abs, repo->hooks))
+        return ask("file.git-hooks", "in " + repo->hooks + ", whose hooks git runs at the next commit, merge or checkout");
+    gitconfig::RunPlaces places =
+        gitconfig::run_places(repo->configs, repo->worktree.empty() ? repo->gitdir : repo->worktree, home);
+    for (const auto& h : places.hook_dirs)
+        if (path_within(abs, h))
+            return ask("file.git-hooks", "in " + h + ", the hooks git runs (core.hooksPath " + places.hooks_path +
+                                             ") at the next commit, merge or checkout");
+    for (const auto& i : places.includes)
+        if (abs == i)
+            return ask("file.git-config", "a config file the repository's git config includes, which can name "
+                                          "programs git runs");
     return std::nullopt;
 }
 

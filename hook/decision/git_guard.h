@@ -37,6 +37,13 @@ std::optional<GitRepo> find_git_repo(const std::string& dir);
 std::optional<Verdict> check_git_config(const std::string& command, const std::string& cwd,
                                         const std::string& home);
 
+// A file tool writing `abs` (absolute, normal) where git runs code from later: inside any git
+// directory or onto a .git file (a repository nested in the workspace, a checkout's link), in the
+// hooks directory of the repository the file lies in (its hooks/, or where core.hooksPath
+// points: husky's .husky/_ and .husky/), or onto a config file its config includes. Looks only
+// upward from `abs` and reads that repository's few config files: no walk of the tree.
+std::optional<Verdict> check_git_write(const std::string& abs, const std::string& home);
+
 // The workspace paths no file tool writes without a person's yes: the built-in list
 // (cage/protected_paths.h) and the policy's cage.protected_paths; "x/" names a directory.
 std::vector<std::string> protected_workspace_entries(const Policy& policy);

@@ -200,17 +200,22 @@ TEST_CASE("Landlock's own audit records name the refused path, when the kernel's
         return;
     }
     Scratch s;
-    std::string target = s.base + "/outside/audited.txt";
-    fs::create_directories(s.base + "/outside");
+    // A read (a write outside the grants meets the step's read-only mounts before Landlock), of
+    // a file beside the scratch tree, which the test policy reads whole.
+    const std::string outside = "/var/tmp/toolcage-audit-" + std::to_string(::getpid());
+    std::string target = outside + "/audited.txt";
+    fs::create_directories(outside);
+    std::ofstream(target) << "x\n";
     // The step lives on a moment after its refusal: under a step init of its own, its pid is
     // read from the init's children once it has started.
-    Result r = caged(s, As::root, "echo x > " + target + " 2>/dev/null; sleep 0.3; true");
+    Result r = caged(s, As::root, "cat " + target + " 2>/dev/null; sleep 0.3; true");
     INFO(r.out);
     auto lines = refusal_lines(r.out);
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].find("Landlock (kernel audit record)") != std::string::npos);
-    CHECK(lines[0].find(s.base + "/outside") != std::string::npos);
-    CHECK(lines[0].find("cage.write") != std::string::npos);
+    CHECK(lines[0].find(outside) != std::string::npos);
+    CHECK(lines[0].find("cage.read") != std::string::npos);
+    fs::remove_all(outside);
 }
 
 // ---- the pure readers

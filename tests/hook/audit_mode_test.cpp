@@ -90,8 +90,11 @@ TEST_CASE("audit mode: a session is never blocked, and the log holds what enforc
         json out = parse_out(r);
         if (c.contains("toolName"))
             CHECK(out["reason"].get<std::string>().find("AUDIT MODE") != std::string::npos);
-        if (c.contains("permission_mode"))
+        if (c.contains("permission_mode")) {
             CHECK(out["systemMessage"].get<std::string>().find("AUDIT MODE") != std::string::npos);
+            // Claude Code's allow skips the user's own prompt: audit mode gives no decision.
+            CHECK_FALSE(out.contains("hookSpecificOutput"));
+        }
     }
     std::vector<json> lines;
     std::vector<std::string> audited = decisions(f.log, &lines);

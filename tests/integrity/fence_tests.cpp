@@ -549,14 +549,20 @@ TEST_CASE("forge grants named package caches, never ~/.cache whole", "[fence][re
                 if (who == As::nobody) ::lchown(e.path().c_str(), 65534, 65534);
             Result r = w.caged("cat ~/.cache/huggingface/token; ls ~/.cache; "
                                "echo planted > ~/.cache/pre-commit/hook || echo precommit-refused; "
-                               "echo cached > ~/.cache/pip/entry && echo pip-ok",
+                               "echo planted > ~/.cache/pip/entry || echo user-pip-refused; "
+                               "mkdir -p ~/.cache/toolcage-steps/pip && "
+                               "echo cached > ~/.cache/toolcage-steps/pip/entry && echo pip-ok",
                                policy);
             INFO(r.out);
             CHECK(r.out.find("hf_secret") == std::string::npos);
             CHECK(r.out.find("precommit-refused") != std::string::npos);
             CHECK_FALSE(present(w.home / ".cache/pre-commit/hook"));
+            // The user's own pip cache is not the steps': a wheel planted there would be installed
+            // by the user's next pip, unverified.
+            CHECK(r.out.find("user-pip-refused") != std::string::npos);
+            CHECK_FALSE(present(w.home / ".cache/pip/entry"));
             CHECK(r.out.find("pip-ok") != std::string::npos);
-            CHECK(slurp(w.home / ".cache/pip/entry") == "cached\n");
+            CHECK(slurp(w.home / ".cache/toolcage-steps/pip/entry") == "cached\n");
         }
     }
 }

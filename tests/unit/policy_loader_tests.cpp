@@ -49,7 +49,13 @@ TEST_CASE("strict and forge extend default and keep its lists") {
         return std::find(v.begin(), v.end(), x) != v.end();
     };
     CHECK(has(forge.cage.write, "{workspace}"));
-    CHECK(has(forge.cage.write, "{home}/.npm/_cacache"));
+    CHECK(has(forge.cage.write, "{home}/.cache/toolcage-steps"));
+    // The user's own caches are never the steps': what a step writes there runs later, unverified.
+    for (const char* user_cache : {"{home}/.npm/_cacache", "{home}/.cache/pip", "{home}/.cargo/registry",
+                                   "{home}/.cargo/git", "{home}/go/pkg/mod", "{home}/.cache/go-build"}) {
+        CHECK_FALSE(has(forge.cage.write, user_cache));
+        CHECK_FALSE(has(forge.cage.read, user_cache));
+    }
     CHECK_FALSE(has(forge.cage.write, "{home}/.cache"));
     CHECK(forge.cage.min_abi == 4);
     // The model API is the one host forge's worker reaches with the agent's key, on purpose.
