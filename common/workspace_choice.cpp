@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -77,9 +78,17 @@ std::string refusal(const std::string& dir_in, const Guarded& g) {
     for (const auto& h : g.homes) {
         if (dir == h) return "is the home directory";
         if (within(h, dir)) return "holds the home directory " + h;
+        // ~/.ssh, ~/.config, ~/.cargo, ~/.npm, ~/.local…: settings, keys and what other programs
+        // load, never a project (a cage that may write there plants a key or a plugin).
+        if (within(dir, h) && dir.size() > h.size() + 1 && dir[h.size() + 1] == '.') {
+            size_t end = dir.find('/', h.size() + 1);
+            return "is inside " + dir.substr(0, end) + ", a dot-directory of the home";
+        }
     }
-    for (const auto& k : g.keep_out)
+    for (const auto& k : g.keep_out) {
         if (within(k.path, dir)) return "holds " + k.path + " (" + k.what + ")";
+        if (within(dir, k.path)) return "is inside " + k.path + " (" + k.what + ")";
+    }
     return {};
 }
 
@@ -116,16 +125,20 @@ std::string choose(const std::string& workdir_in, const Guarded& g) {
     for (const auto& p : up)
         if (present(p / ".git")) return p.string();
     // A repository above the walk's end (dotfiles in the home, a .git at /) would have made
-    // its top the workspace: the project below it is the nearest directory with a marker.
+    // its top the workspace: the project below it is the nearest directory with a marker. In a
+    // home, a directory is a workspace only as part of a project: the agent names its working
+    // directory, and ~/Downloads or ~/bin is not one to hand a cage that writes.
     bool git_above = false;
     for (fs::path p = up.back().parent_path(); !git_above; p = p.parent_path()) {
         git_above = present(p / ".git");
         if (p == p.parent_path()) break;
     }
-    if (git_above)
+    bool in_home = std::ranges::any_of(g.homes, [&](const std::string& h) { return within(workdir, h); });
+    if (git_above || in_home)
         for (const auto& p : up)
             for (const auto& m : project_markers())
                 if (present(p / m)) return p.string();
+    if (in_home) return {};
     return workdir;
 }
 
