@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +56,21 @@ std::string parent_of(const std::string& abs) {
 
 }  // namespace
 
+std::string user_home(std::string_view name) {
+    // The names an agent's tool passes on to the shell's ~name (Hermes checks the same set).
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                               "0123456789._-") != std::string_view::npos)
+        return {};
+    std::string n(name);
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    char buf[4096];
+    if (::getpwnam_r(n.c_str(), &pw, buf, sizeof buf, &found) != 0 || !found || !found->pw_dir ||
+        found->pw_dir[0] != '/')
+        return {};
+    return found->pw_dir;
+}
+
 std::string absolute_path(const std::string& path, const std::string& base, const std::string& home) {
     if (path.empty()) return {};
     std::string p = path;
@@ -62,6 +78,12 @@ std::string absolute_path(const std::string& path, const std::string& base, cons
         p = home;
     } else if (p.starts_with("~/")) {
         p = home + p.substr(1);
+    } else if (p.starts_with("~")) {
+        // ~name/rest: that user's home, from the user database, as the shell expands it; a name
+        // the database does not know stays a relative path, as it does for the agent's tool.
+        size_t slash = p.find('/');
+        std::string h = user_home(std::string_view(p).substr(1, slash == std::string::npos ? std::string::npos : slash - 1));
+        if (!h.empty()) p = h + (slash == std::string::npos ? std::string() : p.substr(slash));
     }
     if (p.empty() || p[0] != '/') p = (base.empty() ? std::string("/") : base) + "/" + p;
     return normal_string(p);

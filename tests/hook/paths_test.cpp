@@ -84,3 +84,15 @@ TEST_CASE("real_location follows symlinks, dangling ones too, and stops on loops
     CHECK(real_location("") == "");
     CHECK(real_location("/") == "/");
 }
+
+TEST_CASE("~name is that user's home from the user database, as the shell expands it", "[paths]") {
+    std::string root_home = toolcage::hook::user_home("root");
+    REQUIRE(!root_home.empty());
+    CHECK(absolute_path("~root/.bashrc", "/ws", "/home/me") == root_home + "/.bashrc");
+    CHECK(absolute_path("~root", "/ws", "/home/me") == root_home);
+    // Unknown users and names a shell would not expand stay relative, as the agent's tool leaves them.
+    CHECK(absolute_path("~no-such-user-zz/x", "/ws", "/home/me") == "/ws/~no-such-user-zz/x");
+    CHECK(absolute_path("~ro$ot/x", "/ws", "/home/me") == "/ws/~ro$ot/x");
+    CHECK(toolcage::hook::user_home("").empty());
+    CHECK(toolcage::hook::user_home("root;id").empty());
+}
