@@ -28,13 +28,13 @@ bool within(const std::string& p, const std::string& dir) {
     return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
 }
 
-void add_kept(Guarded& g, const std::string& path, const std::string& what) {
+void add_kept(Guarded& g, const std::string& path, const std::string& what, bool inside_too = true) {
     if (path.empty() || path[0] != '/') return;
-    g.keep_out.push_back({normal(path), what});
+    g.keep_out.push_back({normal(path), what, inside_too});
     // The same place by its real name, when a symlink leads there.
     std::error_code ec;
     fs::path real = fs::weakly_canonical(path, ec);
-    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what});
+    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what, inside_too});
 }
 
 void add_home(Guarded& g, const char* h) {
@@ -58,7 +58,7 @@ Guarded guarded_from_process() {
     if (const passwd* pw = ::getpwuid(::getuid()); pw) add_home(g, pw->pw_dir);
     std::error_code ec;
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries");
+    if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries", false);
     for (const auto& d : profile_dirs()) add_kept(g, d.string(), "toolcage's installed policies");
     if (const char* hh = std::getenv("HERMES_HOME"); hh && hh[0] == '/')
         add_kept(g, hh, "Hermes' home ($HERMES_HOME)");
@@ -87,7 +87,7 @@ std::string refusal(const std::string& dir_in, const Guarded& g) {
     }
     for (const auto& k : g.keep_out) {
         if (within(k.path, dir)) return "holds " + k.path + " (" + k.what + ")";
-        if (within(dir, k.path)) return "is inside " + k.path + " (" + k.what + ")";
+        if (k.inside_too && within(dir, k.path)) return "is inside " + k.path + " (" + k.what + ")";
     }
     return {};
 }

@@ -13,6 +13,9 @@ namespace toolcage::workspace {
 struct Kept {
     std::string path;  // absolute, normal
     std::string what;  // for the refusal: "toolcage's binaries", "Claude Code's configuration"
+    bool inside_too = true;  // nothing inside it is a workspace either (false: only the
+                             // directory itself and what holds it; toolcage's binary directory
+                             // may be a build tree whose tests make workspaces below it)
 };
 struct Guarded {
     std::vector<std::string> homes;  // $HOME and the passwd entry's home (absolute, normal)
