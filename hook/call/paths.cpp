@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+
+#include <cstdio>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,14 +63,21 @@ std::string user_home(std::string_view name) {
     if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                "0123456789._-") != std::string_view::npos)
         return {};
-    std::string n(name);
+    // /etc/passwd read directly: this binary is static, and glibc's NSS modules (dlopen'ed)
+    // cannot be relied on in it.
+    FILE* f = std::fopen("/etc/passwd", "re");
+    if (!f) return {};
+    std::string home;
     struct passwd pw {};
-    struct passwd* found = nullptr;
+    struct passwd* entry = nullptr;
     char buf[4096];
-    if (::getpwnam_r(n.c_str(), &pw, buf, sizeof buf, &found) != 0 || !found || !found->pw_dir ||
-        found->pw_dir[0] != '/')
-        return {};
-    return found->pw_dir;
+    while (::fgetpwent_r(f, &pw, buf, sizeof buf, &entry) == 0 && entry)
+        if (name == entry->pw_name && entry->pw_dir && entry->pw_dir[0] == '/') {
+            home = entry->pw_dir;
+            break;
+        }
+    std::fclose(f);
+    return home;
 }
 
 std::string absolute_path(const std::string& path, const std::string& base, const std::string& home) {
@@ -79,10 +88,16 @@ std::string absolute_path(const std::string& path, const std::string& base, cons
     } else if (p.starts_with("~/")) {
         p = home + p.substr(1);
     } else if (p.starts_with("~")) {
-        // ~name/rest: that user's home, from the user database, as the shell expands it; a name
-        // the database does not know stays a relative path, as it does for the agent's tool.
+        // ~name/rest: that user's home, from the user database, as the shell expands it. A name
+        // /etc/passwd does not know may still be another directory service's user: it becomes a
+        // path at the root, which no workspace holds (refused rather than guessed).
         size_t slash = p.find('/');
-        std::string h = user_home(std::string_view(p).substr(1, slash == std::string::npos ? std::string::npos : slash - 1));
+        std::string_view name = std::string_view(p).substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+        std::string h = user_home(name);
+        if (h.empty() && !name.empty() &&
+            name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                std::string_view::npos)
+            h = "/~" + std::string(name);
         if (!h.empty()) p = h + (slash == std::string::npos ? std::string() : p.substr(slash));
     }
     if (p.empty() || p[0] != '/') p = (base.empty() ? std::string("/") : base) + "/" + p;

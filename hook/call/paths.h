@@ -7,8 +7,8 @@
 
 namespace toolcage::hook {
 
-// `path` made absolute: a leading ~ or ~/ becomes `home`, ~name/ that user's home from the user
-// database (getpwnam), a relative path is joined to `base`; then . and .. are folded lexically
+// `path` made absolute: a leading ~ or ~/ becomes `home`, ~name/ that user's home from
+// /etc/passwd (/~name when it has none: never inside a workspace), a relative path is joined to `base`; then . and .. are folded lexically
 // and a trailing slash dropped. Empty stays empty.
 std::string absolute_path(const std::string& path, const std::string& base,
                           const std::string& home);
