@@ -103,7 +103,14 @@ HermesPatch hermes_patch_targets(std::string_view patch) {
                 auto b = word(*a, "Patch", false);
                 return b && strip(*b).empty();
             };
-            if (!marker("Begin") && !marker("End"))
+            // "*** End of File" closes a hunk in V4A; Hermes reads it as a context line.
+            auto end_of_file = [&] {
+                auto a = word(rest, "End", true);
+                auto b = a ? word(*a, "of", true) : std::nullopt;
+                auto c = b ? word(*b, "File", false) : std::nullopt;
+                return c && strip(*c).empty();
+            };
+            if (!marker("Begin") && !marker("End") && !end_of_file())
                 out.error = "a line toolcage cannot classify: " + std::string(line.substr(0, 200));
         }
     }

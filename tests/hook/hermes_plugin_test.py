@@ -381,7 +381,7 @@ class Behaviour:
         self.assertTrue(args["command"].startswith("'" + TOOLCAGE + "' run "), args)
         self.assertEqual(len(h.approval_requests), 1)
         tool, msg, key = h.approval_requests[0]
-        self.assertEqual(key, "toolcage:git.push")
+        self.assertTrue(key.startswith("toolcage:git.push:terminal:"), key)
         self.assertTrue(msg.startswith("toolcage (not Hermes's own check)"), msg)
         self.assertIn("git.push", msg)
 
