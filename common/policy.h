@@ -81,6 +81,15 @@ struct RelayPolicy {
     bool operator==(const RelayPolicy&) const = default;
 };
 
+// Hermes's tools beyond the ones toolcage judges itself (MCP servers' tools, other plugins',
+// Hermes's own information tools): `other_tools` is the verdict for any of them not listed in
+// `allow_tools`, which run as they are.
+struct HermesToolsPolicy {
+    Decision other_tools = Decision::ask;
+    std::vector<std::string> allow_tools;
+    bool operator==(const HermesToolsPolicy&) const = default;
+};
+
 struct Policy {
     std::string name;                          // e.g. "forge"
     std::string file;                          // where it was loaded from
@@ -98,6 +107,7 @@ struct Policy {
     std::string mode = "enforce";
     CagePolicy cage;
     RelayPolicy relay;
+    HermesToolsPolicy hermes;
     bool operator==(const Policy&) const = default;
 };
 

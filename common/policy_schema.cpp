@@ -278,10 +278,36 @@ std::string check_allow_entry(const std::string& entry) {
     return "";
 }
 
+// hermes: {"other_tools": verdict, "allow_tools": [tool names]}.
+void check_hermes(const json& h, const std::string& file, const std::string& at) {
+    need(h.is_object(), h, file, at, "must be an object: {\"other_tools\": \"ask\", \"allow_tools\": [...]}");
+    only_keys(h, {"other_tools", "allow_tools"}, file, at);
+    each([&] {
+        if (h.contains("other_tools")) {
+            check_decision(h["other_tools"], file, at + "/other_tools");
+            need(h["other_tools"] != "cage", h["other_tools"], file, at + "/other_tools",
+                 "no cage reaches another tool: use allow, ask or deny");
+        }
+    });
+    each([&] {
+        if (!h.contains("allow_tools")) return;
+        const json& a = h["allow_tools"];
+        need(a.is_array(), a, file, at + "/allow_tools", "must be an array of tool names");
+        for (size_t i = 0; i < a.size(); ++i) each([&] {
+            const json& t = a[i];
+            bool ok = t.is_string() && !t.get<std::string>().empty() && t.get<std::string>().size() <= 128 &&
+                      std::all_of(t.get_ref<const std::string&>().begin(), t.get_ref<const std::string&>().end(),
+                                  [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; });
+            need(ok, t, file, at + "/allow_tools/" + std::to_string(i),
+                 "a tool name as Hermes spells it (letters, digits, '_', '-', '.')");
+        });
+    });
+}
+
 void validate_policy_json(const json& doc, const std::string& file) {
     if (!doc.is_object()) fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
     only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "mode",
-                    "overrides", "rules", "cage", "relay"},
+                    "overrides", "rules", "cage", "relay", "hermes"},
               file, "");
     each([&] {
         for (const char* k : {"name", "extends", "description"})
@@ -344,6 +370,9 @@ void validate_policy_json(const json& doc, const std::string& file) {
     });
     each([&] {
         if (doc.contains("relay")) check_relay(doc["relay"], file, "/relay");
+    });
+    each([&] {
+        if (doc.contains("hermes")) check_hermes(doc["hermes"], file, "/hermes");
     });
 }
 
@@ -418,6 +447,11 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         rp.upstream = r.value("upstream", rp.upstream);
         rp.max_tunnels = r.value("max_tunnels", rp.max_tunnels);
     }
+    if (doc.contains("hermes")) {
+        const json& h = doc["hermes"];
+        if (h.contains("other_tools")) p.hermes.other_tools = *decision_from_string(h["other_tools"].get<std::string>());
+        p.hermes.allow_tools = h.value("allow_tools", p.hermes.allow_tools);
+    }
     return p;
 }
 
@@ -458,7 +492,10 @@ nlohmann::json policy_to_json(const Policy& p) {
               {"credentialed", p.relay.credentialed},
               {"allow_private", p.relay.allow_private}, {"allow_ranges", p.relay.allow_ranges},
               {"upstream", p.relay.upstream},
-              {"max_tunnels", p.relay.max_tunnels}}}};
+              {"max_tunnels", p.relay.max_tunnels}}},
+            {"hermes",
+             {{"other_tools", std::string(to_string(p.hermes.other_tools))},
+              {"allow_tools", p.hermes.allow_tools}}}};
 }
 
 std::optional<SyslogTarget> read_syslog_url(const std::string& url, std::string& problem) {

@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -27,13 +28,13 @@ bool within(const std::string& p, const std::string& dir) {
     return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
 }
 
-void add_kept(Guarded& g, const std::string& path, const std::string& what) {
+void add_kept(Guarded& g, const std::string& path, const std::string& what, bool inside_too = true) {
     if (path.empty() || path[0] != '/') return;
-    g.keep_out.push_back({normal(path), what});
+    g.keep_out.push_back({normal(path), what, inside_too});
     // The same place by its real name, when a symlink leads there.
     std::error_code ec;
     fs::path real = fs::weakly_canonical(path, ec);
-    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what});
+    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what, inside_too});
 }
 
 void add_home(Guarded& g, const char* h) {
@@ -57,7 +58,7 @@ Guarded guarded_from_process() {
     if (const passwd* pw = ::getpwuid(::getuid()); pw) add_home(g, pw->pw_dir);
     std::error_code ec;
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries");
+    if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries", false);
     for (const auto& d : profile_dirs()) add_kept(g, d.string(), "toolcage's installed policies");
     if (const char* hh = std::getenv("HERMES_HOME"); hh && hh[0] == '/')
         add_kept(g, hh, "Hermes' home ($HERMES_HOME)");
@@ -77,9 +78,17 @@ std::string refusal(const std::string& dir_in, const Guarded& g) {
     for (const auto& h : g.homes) {
         if (dir == h) return "is the home directory";
         if (within(h, dir)) return "holds the home directory " + h;
+        // ~/.ssh, ~/.config, ~/.cargo, ~/.npm, ~/.local…: settings, keys and what other programs
+        // load, never a project (a cage that may write there plants a key or a plugin).
+        if (within(dir, h) && dir.size() > h.size() + 1 && dir[h.size() + 1] == '.') {
+            size_t end = dir.find('/', h.size() + 1);
+            return "is inside " + dir.substr(0, end) + ", a dot-directory of the home";
+        }
     }
-    for (const auto& k : g.keep_out)
+    for (const auto& k : g.keep_out) {
         if (within(k.path, dir)) return "holds " + k.path + " (" + k.what + ")";
+        if (k.inside_too && within(dir, k.path)) return "is inside " + k.path + " (" + k.what + ")";
+    }
     return {};
 }
 
@@ -116,16 +125,20 @@ std::string choose(const std::string& workdir_in, const Guarded& g) {
     for (const auto& p : up)
         if (present(p / ".git")) return p.string();
     // A repository above the walk's end (dotfiles in the home, a .git at /) would have made
-    // its top the workspace: the project below it is the nearest directory with a marker.
+    // its top the workspace: the project below it is the nearest directory with a marker. In a
+    // home, a directory is a workspace only as part of a project: the agent names its working
+    // directory, and ~/Downloads or ~/bin is not one to hand a cage that writes.
     bool git_above = false;
     for (fs::path p = up.back().parent_path(); !git_above; p = p.parent_path()) {
         git_above = present(p / ".git");
         if (p == p.parent_path()) break;
     }
-    if (git_above)
+    bool in_home = std::ranges::any_of(g.homes, [&](const std::string& h) { return within(workdir, h); });
+    if (git_above || in_home)
         for (const auto& p : up)
             for (const auto& m : project_markers())
                 if (present(p / m)) return p.string();
+    if (in_home) return {};
     return workdir;
 }
 

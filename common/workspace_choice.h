@@ -1,6 +1,7 @@
 // Which directory a step may treat as its workspace (the tree it may write): never `/`, a home
-// or one of its ancestors, nor a tree that holds toolcage itself, its policies or an agent's own
-// configuration. The hook, the classifier and `toolcage run` all choose with these functions.
+// or one of its ancestors, a dot-directory of a home, nor a tree that holds or lies inside
+// toolcage itself, its policies or an agent's own configuration. The hook, the classifier and
+// `toolcage run` all choose with these functions.
 #pragma once
 
 #include <string>
@@ -12,6 +13,9 @@ namespace toolcage::workspace {
 struct Kept {
     std::string path;  // absolute, normal
     std::string what;  // for the refusal: "toolcage's binaries", "Claude Code's configuration"
+    bool inside_too = true;  // nothing inside it is a workspace either (false: only the
+                             // directory itself and what holds it; toolcage's binary directory
+                             // may be a build tree whose tests make workspaces below it)
 };
 struct Guarded {
     std::vector<std::string> homes;  // $HOME and the passwd entry's home (absolute, normal)
@@ -30,10 +34,10 @@ std::string refusal(const std::string& dir, const Guarded& g);
 const std::vector<std::string>& project_markers();
 
 // The workspace for a step that works in `workdir` (absolute): the nearest directory at or above
-// it that holds a .git; when the only .git is above where the walk stops, the nearest with a
-// project marker; else `workdir` itself. The walk up stops at the first directory that cannot
-// be a workspace (so a .git at $HOME or / never widens it). Empty when `workdir` itself cannot
-// be one.
+// it that holds a .git; when the only .git is above where the walk stops, or `workdir` is in a
+// home, the nearest with a project marker; else, outside a home, `workdir` itself. The walk up
+// stops at the first directory that cannot be a workspace (so a .git at $HOME or / never widens
+// it). Empty when `workdir` itself cannot be one, or is in a home outside any project.
 std::string choose(const std::string& workdir, const Guarded& g);
 
 }  // namespace toolcage::workspace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/doctor.h"
+#include "hook/install/hermes_plugin.h"
 #include "tools/commands.h"
 #include "tools/policy_access.h"
 
@@ -18,7 +19,19 @@ struct DoctorOptions {
     std::string workdir;
     bool json = false;
     int max_abi = -1;
+    std::string hermes_home;  // check the Hermes plugin of this profile too
+    std::string plugin_dir;   // toolcage's plugin to compare with (default: the installed one)
 };
+
+// The plugin Hermes loads as "toolcage" from that profile is toolcage's own.
+int check_hermes_plugin(const DoctorOptions& o, const std::string& wd) {
+    auto problems = install::hermes_plugin_problems(o.hermes_home, install::hermes_plugin_source(o.plugin_dir),
+                                                    {std::filesystem::path(wd) / ".hermes" / "plugins"});
+    if (o.json) return problems.empty() ? 0 : 1;  // the JSON report stays one object
+    for (const auto& why : problems) std::cout << "hermes plugin: " << why << '\n';
+    if (problems.empty()) std::cout << "hermes plugin: " << o.hermes_home << "/plugins/toolcage is toolcage's own, and no other plugin takes its name\n";
+    return problems.empty() ? 0 : 1;
+}
 
 int run_doctor(const DoctorOptions& o) {
     Policy p = load_checked_policy(o.policy);
@@ -39,7 +52,8 @@ int run_doctor(const DoctorOptions& o) {
                       << " (the relay may dial these although they are not public addresses)\n";
         }
     }
-    return r.would_run ? 0 : 1;
+    int plugin = o.hermes_home.empty() ? 0 : check_hermes_plugin(o, wd);
+    return r.would_run && plugin == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -52,6 +66,9 @@ Subcommand add_doctor_command(CLI::App& app) {
         ->default_str("default");
     sub->add_option("--workdir", o->workdir, "The working directory a step would have");
     sub->add_flag("--json", o->json, "Print one JSON object");
+    sub->add_option("--hermes-home", o->hermes_home,
+                    "Also check that the plugin this Hermes profile loads as toolcage is toolcage's own");
+    sub->add_option("--plugin-dir", o->plugin_dir, "toolcage's Hermes plugin to compare with")->group("");
     sub->add_option("--landlock-abi", o->max_abi, "Act as if the kernel offered at most this ABI")
         ->group("");
     return {sub, [o] { return run_doctor(*o); }};

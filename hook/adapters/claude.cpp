@@ -45,6 +45,15 @@ ToolCall parse_claude(const json& payload, const HookEnv& env) {
     } else if (c.tool == "NotebookEdit") {
         c.kind = ToolKind::write_file;
         c.paths.push_back(require_string(input, where, "notebook_path"));
+    } else if (c.tool == "Read") {
+        c.kind = ToolKind::read_file;
+        c.paths.push_back(require_string(input, where, "file_path"));
+    } else if (c.tool == "Grep") {
+        // Searches file contents below `path` (the cwd when absent).
+        c.kind = ToolKind::read_file;
+        std::string path = optional_string(input, where, "path");
+        c.paths.push_back(path.empty() ? c.cwd : path);
+        c.recursive = true;
     }
     return c;
 }
@@ -58,7 +67,8 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
     // A file write toolcage finds harmless is left to Claude Code's own permission mode: the
     // hook has no reason to skip the user's review of an edit.
     if (call.kind == ToolKind::other ||
-        (call.kind == ToolKind::write_file && o.verdict.decision == Decision::allow))
+        ((call.kind == ToolKind::write_file || call.kind == ToolKind::read_file) &&
+         o.verdict.decision == Decision::allow))
         return {"{}\n", 0};
     json out = {{"hookEventName", "PreToolUse"}};
     std::string reason = verdict_message(o.verdict);

@@ -5,11 +5,14 @@
 // Exit code 2 blocks even without JSON; a block is written with both, since a Hermes without
 // exit-2 support still reads the JSON, and one without fail_closed still honours exit 2.
 #include <algorithm>
+#include <initializer_list>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/policy_loader.h"
+#include "common/sha256.h"
 #include "hook/adapters/adapters.h"
+#include "hook/adapters/hermes_patch.h"
 #include "hook/call/paths.h"
 
 namespace toolcage::hook {
@@ -21,23 +24,58 @@ namespace {
 constexpr int kBlockExit = 2;
 
 // Hermes's tools (0.19.0, 0.20.x) that run code or write outside any cage toolcage can apply,
-// sorted by name. `only_with`: the tool does so only when this input field is non-empty.
+// sorted by name. `only_with`: the tool does so only when one of these input fields is
+// non-empty.
 struct BeyondCage {
-    std::string_view tool, why, only_with;
+    std::string_view tool, why;
+    std::initializer_list<const char*> only_with;
 };
-constexpr BeyondCage kBeyondCage[] = {
-    {"browser_cdp", "sends raw DevTools commands to the browser (they run script in its pages)", ""},
-    {"browser_exec", "runs JavaScript in the browser's page", ""},
-    {"computer_use", "types and clicks into any program on the desktop", ""},
-    {"cronjob", "schedules a script that runs before the job's prompt, outside any turn", "script"},
-    {"setup_mcp", "registers a program Hermes starts as an MCP server, outside the cage", ""},
-    {"skill_manage", "writes skills (instructions and scripts) the agent loads and runs later", ""},
+const BeyondCage kBeyondCage[] = {
+    {"browser_cdp", "sends raw DevTools commands to the browser (they run script in its pages)", {}},
+    {"browser_console", "reads and evaluates in the browser's console", {}},
+    {"browser_exec", "runs JavaScript in the browser's page", {}},
+    {"computer_use", "types and clicks into any program on the desktop", {}},
+    {"cronjob", "schedules a script or a monitor that runs outside any turn, outside the cage",
+     {"script", "monitor_script", "monitor_url"}},
+    {"setup_mcp", "registers a program Hermes starts as an MCP server, outside the cage", {}},
+    {"skill_manage", "writes skills (instructions and scripts) the agent loads and runs later", {}},
 };
-static_assert(std::ranges::is_sorted(kBeyondCage, {}, &BeyondCage::tool));
 
 const BeyondCage* beyond_cage(std::string_view tool) {
-    auto it = std::ranges::lower_bound(kBeyondCage, tool, {}, &BeyondCage::tool);
-    return it != std::end(kBeyondCage) && it->tool == tool ? &*it : nullptr;
+    for (const auto& b : kBeyondCage)
+        if (b.tool == tool) return &b;
+    return nullptr;
+}
+
+// Every field each tool toolcage judges takes, in 0.19.0 and 0.20.3 (the tools' schemas). A
+// field outside these is one toolcage cannot judge (a later Hermes's new way to run something):
+// the call is refused, naming it.
+struct Fields {
+    std::string_view tool;
+    std::initializer_list<std::string_view> known;
+};
+const Fields kFields[] = {
+    {"terminal", {"command", "background", "timeout", "workdir", "pty", "notify_on_complete", "watch_patterns"}},
+    {"execute_code", {"code"}},
+    {"write_file", {"path", "content", "cross_profile"}},
+    {"patch", {"mode", "path", "old_string", "new_string", "replace_all", "patch", "cross_profile"}},
+    {"read_file", {"path", "offset", "limit"}},
+    {"search_files", {"pattern", "target", "path", "file_glob", "limit", "offset", "output_mode", "context"}},
+    {"cronjob",
+     {"action", "job_id", "prompt", "schedule", "name", "repeat", "deliver", "skills", "model", "script",
+      "monitor_script", "monitor_url", "no_agent", "context_from", "continuity", "enabled_toolsets", "workdir",
+      "attach_to_session"}},
+};
+
+// The first field of `input` that `tool` does not take; empty when all are known (or the tool
+// is not one whose fields toolcage judges).
+std::string unknown_field(std::string_view tool, const json& input) {
+    for (const auto& f : kFields) {
+        if (f.tool != tool) continue;
+        for (auto it = input.begin(); it != input.end(); ++it)
+            if (std::ranges::find(f.known, std::string_view(it.key())) == f.known.end()) return it.key();
+    }
+    return {};
 }
 
 // The profile's directory: Hermes runs the hook with that profile's HERMES_HOME; without it,
@@ -49,9 +87,21 @@ std::string hermes_profile_dir(const HookEnv& env, const std::string& profile) {
     return env.home + "/.hermes/profiles/" + profile;
 }
 
+std::string joined(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : "\n") + x;
+    return out;
+}
+
 void parse_tool(ToolCall& c, const json& input, const std::string& cwd, const HookEnv& env) {
     const std::string where = "/tool_input";
     c.cwd = cwd;
+    if (std::string field = unknown_field(c.tool, input); !field.empty()) {
+        c.kind = ToolKind::malformed;
+        c.why = "the " + c.tool + " call has a field toolcage does not know, \"" + field +
+                "\" (a newer Hermes?), so toolcage cannot judge what it does";
+        return;
+    }
     if (c.tool == "terminal") {
         c.kind = ToolKind::shell;
         c.command = require_string(input, where, "command");
@@ -62,9 +112,11 @@ void parse_tool(ToolCall& c, const json& input, const std::string& cwd, const Ho
             // Hermes runs terminal commands in TERMINAL_CWD when it is set, not in its own cwd.
             c.cwd = absolute_path(env.terminal_cwd, "/", env.home);
         }
+        c.approves = "in " + c.cwd + ": " + c.command;
     } else if (c.tool == "execute_code") {
         c.kind = ToolKind::execute_code;
         c.code = require_string(input, where, "code");
+        c.approves = c.code;
     } else if (c.tool == "write_file") {
         c.kind = ToolKind::write_file;
         c.paths.push_back(require_string(input, where, "path"));
@@ -74,19 +126,50 @@ void parse_tool(ToolCall& c, const json& input, const std::string& cwd, const Ho
         if (mode.empty() || mode == "replace") {
             c.paths.push_back(require_string(input, where, "path"));
         } else if (mode == "patch") {
-            c.paths = patch_targets(require_string(input, where, "patch"));
+            HermesPatch p = hermes_patch_targets(require_string(input, where, "patch"));
+            if (!p.error.empty()) {
+                c.kind = ToolKind::malformed;
+                c.why = "the patch holds " + p.error + "; toolcage refuses the whole patch";
+                return;
+            }
+            c.paths = std::move(p.targets);
             if (c.paths.empty())
                 throw PayloadError("payload /tool_input/patch: names no file (expected \"*** Add File:\", "
-                                   "\"*** Update File:\" or \"*** Delete File:\" lines)");
+                                   "\"*** Update File:\", \"*** Delete File:\" or \"*** Move File: A -> B\" lines)");
         } else {
             throw PayloadError("payload /tool_input/mode: \"" + mode +
                                "\" is neither \"replace\" nor \"patch\"");
         }
+    } else if (c.tool == "read_file") {
+        c.kind = ToolKind::read_file;
+        c.paths.push_back(require_string(input, where, "path"));
+    } else if (c.tool == "search_files") {
+        c.kind = ToolKind::read_file;
+        std::string path = optional_string(input, where, "path");
+        c.paths.push_back(path.empty() ? "." : path);
+        // A search of file names lists names; one of contents reads every file in the tree.
+        c.recursive = optional_string(input, where, "target") != "files";
     } else if (const BeyondCage* b = beyond_cage(c.tool)) {
-        if (b->only_with.empty() || !optional_string(input, where, std::string(b->only_with).c_str()).empty()) {
+        std::string what;
+        for (const char* f : b->only_with) {
+            std::string v = optional_string(input, where, f);
+            if (!v.empty()) what += (what.empty() ? "" : "\n") + std::string(f) + ": " + v;
+        }
+        if (b->only_with.size() == 0 || !what.empty()) {
             c.kind = ToolKind::beyond_cage;
             c.why = std::string(b->why);
+            c.approves = what.empty() ? input.dump(-1, ' ', false, json::error_handler_t::replace) : what;
+        } else {
+            c.kind = ToolKind::inert;
         }
+    } else {
+        c.kind = ToolKind::other;
+        c.approves = input.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    if (c.approves.empty() && !c.paths.empty()) {
+        std::vector<std::string> abs;
+        for (const auto& p : c.paths) abs.push_back(absolute_path(p, c.cwd, env.home));
+        c.approves = joined(abs);
     }
 }
 
@@ -111,8 +194,10 @@ ToolCall parse_hermes(const json& payload, const HookEnv& env) {
     c.profile_dir = hermes_profile_dir(env, c.profile);
     // toolcage's Hermes plugin (its code and the config.json naming this binary): an agent that
     // could rewrite it would decide its own calls.
-    if (!c.profile_dir.empty()) c.protected_extra.push_back(c.profile_dir + "/plugins/toolcage");
-    if (!env.home.empty()) c.protected_extra.push_back(env.home + "/.hermes/plugins/toolcage");
+    // Hermes loads every plugin directory and keys plugins by their declared name (a later
+    // `name: toolcage` replaces toolcage's): no call writes anywhere under plugins/.
+    if (!c.profile_dir.empty()) c.protected_extra.push_back(c.profile_dir + "/plugins");
+    if (!env.home.empty()) c.protected_extra.push_back(env.home + "/.hermes/plugins");
     // The root of Hermes's tree holds the default profile and the profiles list itself.
     if (!env.home.empty())
         for (const char* f : {"/.hermes/config.yaml", "/.hermes/.env", "/.hermes/SOUL.md",
@@ -134,9 +219,15 @@ Answer answer_hermes(const ToolCall& call, const Outcome& o) {
             return {dump_line({{"action", "modify"}, {"args", {{"command", o.rewrite}}}}), 0};
         case Decision::ask:
             if (o.hermes_approve) {
+                // The key carries the tool and a digest of exactly what is approved, so that a
+                // person's "session" or "always" covers this command, file or script and no other;
+                // the question shows it.
+                std::string shown = call.approves.size() > 2000 ? call.approves.substr(0, 2000) + "…"
+                                                                : call.approves;
                 json answer = {{"action", "approve"},
-                               {"message", message},
-                               {"rule_key", "toolcage:" + o.verdict.rule}};
+                               {"message", message + (shown.empty() ? "" : "\nApproving " + call.tool + ": " + shown)},
+                               {"rule_key", "toolcage:" + o.verdict.rule + ":" + call.tool + ":" +
+                                                sha256_hex(call.tool + "\n" + call.approves).substr(0, 32)}};
                 // The command to run once approved: inside the cage (the plugin applies it;
                 // Hermes itself ignores the key).
                 if (!o.rewrite.empty() && o.rewrite != call.command)

@@ -3,13 +3,19 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace toolcage::hook {
 
-// `path` made absolute: a leading ~ or ~/ becomes `home`, a relative path is joined to `base`;
-// then . and .. are folded lexically and a trailing slash dropped. Empty stays empty.
+// `path` made absolute: a leading ~ or ~/ becomes `home`, ~name/ that user's home from
+// /etc/passwd (/~name when it has none: never inside a workspace), a relative path is joined to `base`; then . and .. are folded lexically
+// and a trailing slash dropped. Empty stays empty.
 std::string absolute_path(const std::string& path, const std::string& base,
                           const std::string& home);
+
+// The home directory of user `name` from the user database; empty when unknown or when the
+// name is not one a shell would expand.
+std::string user_home(std::string_view name);
 
 // The real location of an absolute path: the deepest ancestor that exists, with its symlinks
 // resolved, joined to the part that does not exist yet. Never fails: on any error the input

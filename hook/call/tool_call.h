@@ -20,9 +20,13 @@ enum class ToolKind {
     shell,         // runs `command` with bash in `cwd`
     write_file,    // writes every file in `paths`
     execute_code,  // runs the Python in `code`
+    read_file,     // reads every file or tree in `paths` (the agent's own file tools)
     beyond_cage,   // acts where no cage of toolcage's reaches (the browser, the desktop,
                    // the agent's own skills and schedules): a person decides; `why` says how
-    other,         // anything else: toolcage has no say
+    malformed,     // a known tool with a field toolcage does not know: refused, `why` names it
+    inert,         // a known tool that, called so, neither runs code nor writes (a cron job
+                   // that only prompts the agent, whose calls are judged when they run)
+    other,         // anything else: the policy decides (Hermes: hermes.other_tools)
 };
 
 struct ToolCall {
@@ -31,9 +35,13 @@ struct ToolCall {
     ToolKind kind = ToolKind::other;
     std::string command;       // shell: the command string, exactly as sent
     std::string cwd;           // absolute: where the command runs and relative paths resolve
-    std::vector<std::string> paths;  // write_file: every target, as sent (maybe relative or ~)
+    std::vector<std::string> paths;  // write_file, read_file: every target, as sent (maybe
+                                     // relative or ~); read_file: recursive when `recursive`
+    bool recursive = false;          // read_file: a search through a whole tree
     std::string code;          // execute_code: the program
-    std::string why;           // beyond_cage: what the tool does outside the cage
+    std::string why;           // beyond_cage: what the tool does outside the cage; malformed: why
+    std::string approves;      // what a person's approval covers (command, target, script),
+                               // shown in the question and digested into its key
     std::string session;       // the agent's session id, for the audit log
     std::string profile;       // Hermes profile name, OpenClaw agent id; empty for Claude Code
     std::string profile_dir;   // where the profile's SOUL.md lives (HERMES_HOME, OpenClaw

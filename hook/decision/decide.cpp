@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "hook/call/paths.h"
 #include "hook/classify/classifier.h"
 #include "hook/decision/git_guard.h"
@@ -95,6 +97,15 @@ Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
 
 bool acceptable_place(PathClass c) { return c == PathClass::workspace || c == PathClass::temp; }
 
+// A file tool writes outside any cage: in a temp directory it may change what other programs
+// load (a shell snapshot the agent sources, a .pth in a virtualenv under /tmp), so a person
+// decides there.
+Verdict temp_verdict(const std::string& path) {
+    return {Decision::ask, "file.temp",
+            "writes " + path + " in a temp directory, outside the workspace, where other programs "
+            "(the agent's own shell snapshot, a virtualenv) may load it"};
+}
+
 Verdict place_verdict(PathClass c, const std::string& path) {
     switch (c) {
         case PathClass::workspace_root:
@@ -129,11 +140,14 @@ Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
         return {Decision::deny, "file.unknown-target", "the call names no file to write"};
     classify::Context ctx = classify::make_context(call.cwd);
     classify::Context real_ctx = classify::make_context(real_location(call.cwd));
+    std::optional<Verdict> ask;
     for (const auto& p : call.paths) {
         if (p.empty() || p.find('\0') != std::string::npos)
             return {Decision::deny, "file.unknown-target", "a file to write has an empty or invalid name"};
         std::string abs = absolute_path(p, call.cwd, dc.home);
         if (auto v = check_write(abs, dc.protect)) return *v;
+        // Symlinks are resolved now, at judgement; the Hermes plugin judges the call once more
+        // just before the tool writes (its tool_execution middleware).
         std::string real = real_location(abs);
         PathClass lexical = classify::classify_path(abs, ctx);
         if (!acceptable_place(lexical)) return place_verdict(lexical, abs);
@@ -144,18 +158,65 @@ Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
         if (auto v = check_git_write(abs, dc.home)) return *v;
         if (real != abs)
             if (auto v = check_git_write(real, dc.home)) return *v;
+        if (!ask && (lexical == PathClass::temp || resolved == PathClass::temp))
+            ask = temp_verdict(real == abs ? abs : real + " (through " + abs + ")");
     }
-    return {Decision::allow, "file.workspace", "writes inside the workspace or the temp directory"};
+    // A policy that refuses every caged change (strict) refuses the file tools' changes too.
+    if (dc.policy.on_cage == Decision::deny)
+        return {Decision::deny, "file.policy-refuses-writes",
+                "the policy refuses every change (on_cage: deny), file writes included"};
+    if (ask) return *ask;
+    return {Decision::allow, "file.workspace", "writes inside the workspace"};
 }
 
+// execute_code runs Python in the agent's own process tree, where no cage of toolcage's reaches:
+// bare only when provably read-only, else a person decides (or the terminal tool runs it caged).
 Verdict decide_code(const ToolCall& call) {
     PythonCheck r = check_python_read_only(call.code);
     if (r.read_only)
         return {Decision::allow, "python.read-only", "the code only computes and prints"};
-    return {Decision::deny, "python.not-read-only",
+    return {Decision::ask, "python.not-read-only",
             "execute_code runs outside the cage and this code is not provably read-only (" + r.why +
-                "); run it with the terminal tool instead (for example python3 - <<'EOF' ... EOF), "
+                "); a person decides, or run it with the terminal tool (python3 - <<'EOF' ... EOF), "
                 "where it runs inside toolcage's cage"};
+}
+
+std::string single_quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// The agent's own file tools read outside any cage: a read of credentials is judged as the
+// terminal's `cat FILE` (or `grep -r` for a search of a tree) would be, by the same rules.
+Verdict decide_read(const ToolCall& call, const DecideContext& dc) {
+    classify::Context ctx = classify::make_context(call.cwd);
+    for (const auto& p : call.paths) {
+        if (p.find('\0') != std::string::npos)
+            return {Decision::deny, "file.unknown-target", "a file to read has an invalid name"};
+        std::string abs = absolute_path(p, call.cwd, dc.home);
+        for (const std::string& where : {abs, real_location(abs)}) {
+            std::string as_shell = (call.recursive ? "grep -r -e x -- " : "cat -- ") + single_quote(where);
+            Verdict v = classify::classify_command(as_shell, ctx, dc.policy);
+            if (v.rule.starts_with("secret.") && v.decision != Decision::allow)
+                return {v.decision, v.rule, "the " + call.tool + " tool reads " + where + ", which holds credentials"};
+        }
+    }
+    return {Decision::allow, "file.read", "reads no credentials"};
+}
+
+// Hermes's tools toolcage does not judge itself: the policy's hermes.allow_tools run as they
+// are, any other gets hermes.other_tools.
+Verdict decide_other(const ToolCall& call, const DecideContext& dc) {
+    if (call.agent != Agent::hermes)
+        return {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
+    const auto& h = dc.policy.hermes;
+    if (std::ranges::find(h.allow_tools, call.tool) != h.allow_tools.end())
+        return {Decision::allow, "tool.allowed", "the policy lets the " + call.tool + " tool run (hermes.allow_tools)"};
+    return {h.other_tools, "tool.other",
+            "toolcage cannot judge what the " + call.tool + " tool does (an MCP server's, another plugin's "
+            "or a newer Hermes's tool); the policy's hermes.other_tools says " +
+                std::string(to_string(h.other_tools))};
 }
 
 }  // namespace
@@ -173,12 +234,21 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
         case ToolKind::execute_code:
             o.verdict = decide_code(call);
             break;
+        case ToolKind::read_file:
+            o.verdict = decide_read(call, dc);
+            break;
+        case ToolKind::malformed:
+            o.verdict = {Decision::deny, "tool.unknown-field", call.why};
+            break;
+        case ToolKind::inert:
+            o.verdict = {Decision::allow, "tool.inert", "the " + call.tool + " call neither runs code nor writes"};
+            break;
         case ToolKind::beyond_cage:
             o.verdict = {Decision::ask, "tool.beyond-cage",
                          "the " + call.tool + " tool " + call.why + ", where toolcage's cage does not reach"};
             break;
         case ToolKind::other:
-            o.verdict = {Decision::allow, "tool.other", "toolcage does not inspect the " + call.tool + " tool"};
+            o.verdict = decide_other(call, dc);
             break;
     }
     // toolcage's own rewrite is placed already: it runs as it is.

@@ -96,10 +96,10 @@ WordText read_word(const shell::Word& w, const std::string& home) {
                 }
                 break;
             case shell::PartKind::tilde:
-                if (first && part.text.empty() && !home.empty()) {
-                    out.text += home;
-                    out.pattern += home;
-                    out.tail += home;
+                if (std::string h = part.text.empty() ? home : user_home(part.text); first && !h.empty()) {
+                    out.text += h;
+                    out.pattern += h;
+                    out.tail += h;
                 } else {
                     out.known = false;
                     out.tail.clear();
@@ -123,6 +123,28 @@ WordText read_word(const shell::Word& w, const std::string& home) {
         out.glob = false;
     }
     return out;
+}
+
+std::vector<std::string> components(const std::string& p) {
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < p.size()) {
+        size_t end = p.find('/', i);
+        if (end == std::string::npos) end = p.size();
+        if (end > i) out.push_back(p.substr(i, end - i));
+        i = end + 1;
+    }
+    return out;
+}
+
+// The glob `pat` (absolute) can name `target`, something inside it, or (with `ancestors`) a
+// directory above it: component by component over their common length.
+bool glob_reaches(const std::string& pat, const std::string& target, bool ancestors) {
+    auto pc = components(pat), tc = components(target);
+    if (pc.size() < tc.size() && !ancestors) return false;
+    for (size_t i = 0; i < std::min(pc.size(), tc.size()); ++i)
+        if (fnmatch(pc[i].c_str(), tc[i].c_str(), FNM_PERIOD) != 0) return false;
+    return true;
 }
 
 class Walker {
@@ -293,8 +315,10 @@ private:
             for (const auto& base : bases_) {
                 std::string pat = absolute_path(wt.pattern, base, set_.home);
                 for (const auto& f : set_.resolved().files)
-                    if (fnmatch(pat.c_str(), f.c_str(), FNM_PATHNAME | FNM_PERIOD) == 0)
-                        return report(what, f);
+                    if (glob_reaches(pat, f, tree)) return report(what, f);
+                // `plugins/t*/__init__.py` names a file inside a protected directory.
+                for (const auto& d : set_.resolved().dirs)
+                    if (glob_reaches(pat, d, tree)) return report(what, d);
             }
             return;
         }

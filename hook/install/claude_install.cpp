@@ -11,8 +11,8 @@ namespace toolcage::install {
 
 namespace {
 
-// Shell commands and every tool that writes a file.
-constexpr std::string_view kMatcher = "Bash|Write|Edit|MultiEdit|NotebookEdit";
+// Shell commands, every tool that writes a file, and the reads that may reach credentials.
+constexpr std::string_view kMatcher = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep";
 constexpr int kTimeoutSeconds = 10;
 
 fs::path settings_path(const ClaudeOptions& o) {

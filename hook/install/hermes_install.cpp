@@ -531,6 +531,11 @@ Outcome install_hermes(const HermesOptions& o) {
     if (!o.dry_run && !changes.empty()) make_plugin_dir(plugin);
     Outcome out = finish(changes, o.dry_run, "hermes (" + p.home.string() + ")", kNote);
     out.out += enforcement_report(detect_hermes(o.hermes_version));
+    if (!o.dry_run)
+        if (auto problems = hermes_plugin_problems(p.home, plugin_source); !problems.empty()) {
+            for (const auto& why : problems) out.err += "toolcage install hermes: " + why + "\n";
+            out.exit_code = 1;
+        }
     return out;
 }
 

@@ -52,6 +52,12 @@ EnableEdit enable_plugin(const std::string& config_text);
 // config.yaml without toolcage's fenced plugins lines; nullopt when it has none.
 std::optional<std::string> disable_plugin(const std::string& config_text, const std::string& file);
 
+// Why the plugin Hermes loads under the name "toolcage" from `hermes_home` may not be
+// toolcage's own: its files differ from `source`, or another directory in the profile's plugins
+// (or in `other_plugin_dirs`: a project's .hermes/plugins) declares that name. Empty: it is.
+std::vector<std::string> hermes_plugin_problems(const fs::path& hermes_home, const fs::path& source,
+                                                const std::vector<fs::path>& other_plugin_dirs = {});
+
 // The lines to merge by hand into config.yaml for the plugin.
 std::vector<std::string> plugin_enable_lines();
 

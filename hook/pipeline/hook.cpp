@@ -129,6 +129,7 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
             rec.kind = call.kind == ToolKind::shell          ? "shell"
                        : call.kind == ToolKind::write_file ? "write"
                        : call.kind == ToolKind::execute_code ? "code"
+                       : call.kind == ToolKind::read_file  ? "read"
                                                              : "other";
             rec.command = call.kind == ToolKind::shell ? call.command
                           : call.kind == ToolKind::execute_code ? call.code

@@ -1,18 +1,24 @@
 """toolcage for Hermes Agent: hands every tool call that runs code or writes files to
 `toolcage hook --agent hermes` and applies its answer.
 
-Two callbacks, because Hermes offers no single one that can do everything:
+Callbacks, because Hermes offers no single one that can do everything:
 - `tool_request` middleware (Hermes 0.19.0 and later) rewrites a caged command into
   toolcage's cage before any hook, guard, approval or the tool itself sees it;
-- `pre_tool_call` judges the call again as it will really run and answers `block` (deny,
-  failures, a rewrite that did not take) or `approve` (toolcage's `ask`: Hermes's own
-  approval gate, only where a person can answer).
+- `pre_tool_call` judges every call (every tool: toolcage's policy says what a tool it does
+  not know gets) again as it will really run and answers `block` (deny, failures, a rewrite
+  that did not take) or `approve` (toolcage's `ask`: Hermes's own approval gate, only where a
+  person can answer);
+- `tool_execution` middleware judges a file write once more just before the tool writes, so a
+  symlink swapped in since `pre_tool_call` is seen;
+- at the session's end (`on_session_finalize`, `on_session_reset`, the process's exit) the
+  caged background processes the session started are killed.
 
 Standard library only; every decision is the toolcage binary's. Hermes treats a plugin
 callback that raises as having no opinion, so each callback catches its own failures and
 blocks instead. The binary's absolute path is fixed in config.json at install time.
 """
 
+import atexit
 import json
 import os
 import signal
@@ -24,22 +30,13 @@ CONFIG_FILE = os.path.join(PLUGIN_DIR, "config.json")
 DEFAULT_TIMEOUT_SECONDS = 10
 MAX_ANSWER_BYTES = 1 << 20
 
-# Hermes's tools that run code or write files, in 0.19.0 and 0.20.x. toolcage judges the first
-# four itself; for the others it asks a person (they act outside any cage it can apply).
-GUARDED_TOOLS = frozenset(
-    {
-        "terminal",  # runs a shell command
-        "execute_code",  # runs Python in Hermes's own process tree
-        "write_file",  # writes a file
-        "patch",  # edits or creates files
-        "browser_cdp",  # raw DevTools protocol: runs script in the browser
-        "browser_exec",  # 0.20: runs JavaScript in the page
-        "computer_use",  # types and clicks into any program on the desktop
-        "cronjob",  # a job's `script` runs before its prompt, outside any turn
-        "setup_mcp",  # 0.20: registers a program Hermes starts as an MCP server
-        "skill_manage",  # writes skills (instructions and scripts) the agent loads later
-    }
-)
+# Every tool call is judged by toolcage (its policy's hermes.other_tools decides the tools it
+# does not know). Only the terminal's command is ever rewritten (into the cage), and only the
+# file tools' writes are judged again just before they happen.
+REWRITTEN_TOOLS = frozenset({"terminal"})
+WRITING_TOOLS = frozenset({"write_file", "patch"})
+# The file tools resolve a relative path against their own base directory, not the terminal's.
+FILE_TOOLS = frozenset({"write_file", "patch", "read_file", "search_files"})
 
 _TAG = "toolcage"
 
@@ -266,7 +263,7 @@ def ask_toolcage(cfg, tool_name, args, task_id, session_id):
         "session_id": session_id or task_id or "",
         # The session's directory; toolcage joins a terminal call's own `workdir` to it, as the
         # terminal's `cd` does.
-        "cwd": file_base_dir(task_id, args) if tool_name in ("write_file", "patch") else real_cwd(task_id, {}),
+        "cwd": file_base_dir(task_id, args) if tool_name in FILE_TOOLS else real_cwd(task_id, {}),
         "extra": {"source": "toolcage hermes plugin", "task_id": task_id or ""},
     }
     env = dict(os.environ)
@@ -293,7 +290,7 @@ class Toolcage:
         toolcage's rewrite (so an approved command runs caged too). Deny and the question to
         a person are left to pre_tool_call, which sees the call as it will run."""
         try:
-            if tool_name not in GUARDED_TOOLS or not isinstance(args, dict):
+            if tool_name not in REWRITTEN_TOOLS or not isinstance(args, dict):
                 return None
             d = ask_toolcage(load_config(self.config_path), tool_name, args, task_id, session_id)
             if d.kind not in ("cage", "ask") or not d.args:
@@ -307,8 +304,8 @@ class Toolcage:
 
     def pre_tool_call(self, tool_name="", args=None, task_id="", session_id="", **_):
         try:
-            if tool_name not in GUARDED_TOOLS:
-                return None
+            if not isinstance(tool_name, str) or not tool_name:
+                return _block("hook.error: a tool call without a tool name; refused")
             try:
                 cfg = load_config(self.config_path)
             except ValueError as e:
@@ -342,6 +339,61 @@ class Toolcage:
             return _block("hook.error: the toolcage plugin failed (" + type(e).__name__ + ": " + str(e) + "); refused")
 
 
+    def tool_execution(self, tool_name="", args=None, next_call=None, task_id="", session_id="", **_):
+        """tool_execution middleware: a file write is judged once more, as late as Hermes
+        allows, and refused when toolcage now blocks it (a path that became a symlink out of
+        the workspace since pre_tool_call). An approved ask stays approved."""
+        if tool_name not in WRITING_TOOLS:
+            return next_call(args)
+        try:
+            d = ask_toolcage(load_config(self.config_path), tool_name, args, task_id, session_id)
+            refusal = d.message if d.kind == "block" else ""
+        except Exception as e:
+            refusal = "toolcage: hook.error: the toolcage plugin failed (" + type(e).__name__ + ": " + str(e) + "); refused"
+        if refusal:
+            return json.dumps({"error": refusal + " (judged again just before the write)"})
+        return next_call(args)
+
+    def end_session(self, session_id="", task_id="", **_):
+        """on_session_finalize / on_session_reset (and the process's exit): the caged background
+        processes this session started are killed, so no caged loop outlives its session."""
+        try:
+            binary = load_config(self.config_path)["toolcage"]
+        except Exception:
+            binary = ""
+        kill_caged_background(binary, {i for i in (session_id, task_id) if i})
+
+
+def kill_caged_background(binary, ids):
+    """Kills the background processes of Hermes's process registry that run in toolcage's cage
+    (their command is toolcage's rewrite, naming `binary`), those of the sessions or tasks in
+    `ids`, or all of them when `ids` is empty. Returns how many it killed."""
+    if not binary:
+        return 0
+    try:
+        from tools.process_registry import process_registry as reg
+    except Exception:
+        return 0
+    killed = 0
+    try:
+        with reg._lock:
+            running = [s for s in reg._running.values() if not getattr(s, "exited", False)]
+        for s in running:
+            if binary not in (getattr(s, "command", "") or ""):
+                continue
+            owners = {getattr(s, "task_id", "") or "", getattr(s, "session_key", "") or ""}
+            if ids and not (ids & owners):
+                continue
+            try:
+                reg.kill_process(s.id, source="toolcage session end", consume_output=False)
+            except TypeError:  # a registry without those keywords
+                reg.kill_process(s.id)
+            killed += 1
+    except Exception:
+        pass
+    return killed
+
+
 def register(ctx):
     plugin = Toolcage()
     # pre_tool_call first: without it nothing could block, so it must be in place even when
@@ -352,3 +404,14 @@ def register(ctx):
         plugin.has_middleware = True
     except Exception:
         plugin.has_middleware = False
+    try:
+        ctx.register_middleware("tool_execution", plugin.tool_execution)
+    except Exception:
+        pass
+    for hook in ("on_session_finalize", "on_session_reset"):
+        try:
+            ctx.register_hook(hook, plugin.end_session)
+        except Exception:
+            pass
+    # A -q run or a killed terminal may end without either hook: the process's exit ends them.
+    atexit.register(plugin.end_session)

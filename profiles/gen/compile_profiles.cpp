@@ -94,6 +94,8 @@ std::string policy_body(const Policy& p) {
     o << "    p.relay.allow_private = " << (r.allow_private ? "true" : "false") << ";\n";
     o << "    p.relay.upstream = " << lit(r.upstream) << ";\n";
     o << "    p.relay.max_tunnels = " << r.max_tunnels << ";\n";
+    o << "    p.hermes.other_tools = " << enum_value("Decision", p.hermes.other_tools) << ";\n";
+    o << "    p.hermes.allow_tools = " << strings(p.hermes.allow_tools) << ";\n";
     o << "    return p;\n";
     return o.str();
 }

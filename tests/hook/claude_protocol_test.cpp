@@ -94,7 +94,18 @@ TEST_CASE("claude: in the home directory there is no workspace: a command to cag
         CHECK(h["permissionDecision"] == "ask");
         CHECK(h["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
     }
-    // Below it, the directory itself; builtins still run.
+    // Below it, a directory outside any project is none either (the agent chose its cwd);
+    // a project is; builtins still run.
+    json plain = decision_of(f.hook(claude_bash("make", f.home + "/proj")));
+    CHECK(plain["permissionDecision"] == "ask");
+    for (const char* d : {"/.ssh", "/.config", "/.claude"}) {
+        toolcage::test::make_dirs(f.home + d);
+        json dot = decision_of(f.hook(claude_bash("make", f.home + d)));
+        INFO(d);
+        CHECK(dot["permissionDecision"] == "ask");
+        CHECK(dot["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
+    }
+    toolcage::test::write_file(f.home + "/proj/Makefile", "all:\n");
     json p = decision_of(f.hook(claude_bash("ls", f.home + "/proj")));
     CHECK(p["updatedInput"]["command"].get<std::string>().find("--workspace '" + f.home + "/proj'") != std::string::npos);
     CHECK_FALSE(decision_of(f.hook(claude_bash("pwd", f.home))).contains("updatedInput"));
@@ -204,4 +215,19 @@ TEST_CASE("claude: a home or a workspace under /tmp is not temp", "[claude][path
             CHECK(caged["updatedInput"]["command"].get<std::string>().find(" run --policy ") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("claude: Read and Grep of credentials are judged as the terminal's reads", "[claude]") {
+    HookFixture f;
+    toolcage::test::make_dirs(f.home + "/.ssh");
+    toolcage::test::write_file(f.home + "/.ssh/id_ed25519", "key");
+    json r = decision_of(f.hook(claude_payload("Read", {{"file_path", f.home + "/.ssh/id_ed25519"}}, f.ws)));
+    CHECK(r["permissionDecision"] == "deny");
+    CHECK(r["permissionDecisionReason"].get<std::string>().find("secret.read") != std::string::npos);
+    json g = decision_of(f.hook(claude_payload("Grep", {{"pattern", "BEGIN"}, {"path", f.home}}, f.ws)));
+    CHECK(g["permissionDecision"] == "deny");
+    // The everyday reads are left to Claude Code's own permission mode.
+    toolcage::test::write_file(f.ws + "/README.md", "x");
+    CHECK(f.hook(claude_payload("Read", {{"file_path", f.ws + "/README.md"}}, f.ws)).out == "{}\n");
+    CHECK(f.hook(claude_payload("Grep", {{"pattern", "TODO"}}, f.ws)).out == "{}\n");
 }

@@ -176,9 +176,34 @@ class Hermes:
             return r["action"], msg, key, modified
         return None, None, None, modified
 
+    def execute(self, tool_name, args, tool, **ids):
+        """tool_execution middleware around the tool, as hermes_cli/middleware.py chains it: each
+        callback gets a single-use next_call; one that raises before calling it is skipped."""
+        callbacks = self.ctx.middleware.get("tool_execution", [])
+
+        def call_at(i, payload):
+            if i >= len(callbacks):
+                return tool(payload)
+            called = {"v": False}
+
+            def next_call(next_payload=None):
+                called["v"] = True
+                return call_at(i + 1, payload if next_payload is None else next_payload)
+
+            try:
+                return callbacks[i](tool_name=tool_name, args=payload, original_args=dict(args),
+                                    next_call=next_call, **ids)
+            except Exception:
+                if called["v"]:
+                    raise
+                return call_at(i + 1, payload)
+
+        return call_at(0, args)
+
     def call(self, tool_name, args, task_id="task-1", session_id="sess-1", tool_call_id="call-1",
-             skip_middleware=False):
-        """(ran, args it ran with or None, message)."""
+             skip_middleware=False, before_execute=None):
+        """(ran, args it ran with or None, message). `before_execute` runs between the
+        judgement and the tool (what another process may change meanwhile)."""
         ids = dict(task_id=task_id, session_id=session_id, tool_call_id=tool_call_id, turn_id="t1",
                    api_request_id="r1")
         trace = []
@@ -191,7 +216,13 @@ class Hermes:
             self.approval_requests.append((tool_name, msg, key))
             if self.approve_answer == "deny":
                 return False, None, "BLOCKED: denied by user"
-        return True, args, None
+        if before_execute:
+            before_execute()
+        ran = []
+        result = self.execute(tool_name, args, lambda a: ran.append(a) or '{"ok": true}', **ids)
+        if not ran:
+            return False, None, json.loads(result).get("error", result)
+        return True, ran[0], None
 
 
 # ---- fixtures
@@ -350,7 +381,7 @@ class Behaviour:
         self.assertTrue(args["command"].startswith("'" + TOOLCAGE + "' run "), args)
         self.assertEqual(len(h.approval_requests), 1)
         tool, msg, key = h.approval_requests[0]
-        self.assertEqual(key, "toolcage:git.push")
+        self.assertTrue(key.startswith("toolcage:git.push:terminal:"), key)
         self.assertTrue(msg.startswith("toolcage (not Hermes's own check)"), msg)
         self.assertIn("git.push", msg)
 
@@ -410,10 +441,15 @@ class Behaviour:
         ran, _, _ = self.hermes().call("write_file", {"path": "notes.txt", "content": "x"})
         self.assertTrue(ran)
 
-    def test_execute_code_that_writes_is_blocked(self):
+    def test_execute_code_that_writes_is_asked_about(self):
+        h = self.hermes()
+        ran, _, msg = h.call("execute_code", {"code": "open('/etc/x','w').write('y')"})
+        self.assertFalse(ran)
+        self.assertIn("python.not-read-only", h.approval_requests[0][1])
+        self.tty = False
         ran, _, msg = self.hermes().call("execute_code", {"code": "open('/etc/x','w').write('y')"})
         self.assertFalse(ran)
-        self.assertIn("python.not-read-only", msg)
+        self.assertIn("none can", msg)
 
     def test_tools_acting_outside_any_cage_need_a_person(self):
         self.tty = False
@@ -425,10 +461,81 @@ class Behaviour:
                 self.assertFalse(ran)
                 self.assertIn("none can", msg)
 
-    def test_tools_that_neither_run_code_nor_write_are_not_consulted(self):
-        self.configure(os.path.join(self.root, "nonexistent"))
-        ran, _, _ = self.hermes().call("read_file", {"path": "/etc/passwd"})
+    def test_every_tool_is_judged_by_the_policy(self):
+        ran, _, _ = self.hermes().call("web_search", {"query": "x"})
         self.assertTrue(ran)
+        ran, _, _ = self.hermes().call("read_file", {"path": "notes.txt"})
+        self.assertTrue(ran)
+        self.tty = False
+        ran, _, msg = self.hermes().call("mcp_server_delete_repo", {"name": "x"})
+        self.assertFalse(ran)
+        self.assertIn("tool.other", msg)
+        # A read of credentials by the file tools, as the terminal's.
+        os.makedirs(os.path.join(self.home, ".ssh"))
+        ran, _, msg = self.hermes().call("read_file", {"path": "~/.ssh/id_ed25519"})
+        self.assertFalse(ran)
+        self.assertIn("secret.read", msg)
+        # Without toolcage no tool runs.
+        self.configure(os.path.join(self.root, "nonexistent"))
+        ran, _, msg = self.hermes().call("web_search", {"query": "x"})
+        self.assertFalse(ran)
+        self.assertIn("cannot start", msg)
+
+    def test_approval_covers_one_call_and_shows_it(self):
+        h = self.hermes()
+        h.call("terminal", {"command": "git push origin main"})
+        h.call("terminal", {"command": "git push origin evil"})
+        h.call("terminal", {"command": "git push origin main"})
+        keys = [k for _, _, k in h.approval_requests]
+        self.assertEqual(len(keys), 3)
+        self.assertTrue(keys[0].startswith("toolcage:git.push:terminal:"), keys)
+        self.assertNotEqual(keys[0], keys[1])
+        self.assertEqual(keys[0], keys[2])
+        self.assertIn("git push origin evil", h.approval_requests[1][1])
+
+    def test_a_symlink_swapped_in_before_the_write_is_refused(self):
+        target = os.path.join(self.ws, "notes.txt")
+        with open(target, "w") as f:
+            f.write("x")
+        bashrc = os.path.join(self.home, ".bashrc")
+
+        def swap():
+            os.unlink(target)
+            os.symlink(bashrc, target)
+
+        ran, _, msg = self.hermes().call("write_file", {"path": "notes.txt", "content": "evil"}, before_execute=swap)
+        self.assertFalse(ran)
+        self.assertIn("judged again just before the write", msg)
+        # Unchanged, the same write runs.
+        os.unlink(target)
+        ran, args, _ = self.hermes().call("write_file", {"path": "notes.txt", "content": "ok"})
+        self.assertTrue(ran)
+
+    def test_session_end_kills_its_caged_background_processes(self):
+        killed = []
+
+        class Proc:
+            def __init__(self, pid, command, task_id):
+                self.id, self.command, self.task_id, self.session_key, self.exited = pid, command, task_id, "", False
+
+        reg = types.SimpleNamespace(
+            _lock=__import__("threading").Lock(),
+            _running={p.id: p for p in (Proc("a", "'" + TOOLCAGE + "' run --policy x -- /bin/bash -c 'while :; do :; done'", "task-1"),
+                                        Proc("b", "python3 -m http.server", "task-1"),
+                                        Proc("c", "'" + TOOLCAGE + "' run -- /bin/bash -c 'sleep 1000'", "task-2"))},
+            kill_process=lambda pid, **kw: killed.append(pid))
+        pr = types.ModuleType("tools.process_registry")
+        pr.process_registry = reg
+        sys.modules["tools.process_registry"] = pr
+        self.saved.setdefault("tools.process_registry", None)
+        h = self.hermes()
+        for hook in ("on_session_finalize", "on_session_reset"):
+            self.assertIn(hook, h.ctx.hooks)
+        h.ctx.hooks["on_session_finalize"][0](session_id="sess-1", task_id="task-1")
+        self.assertEqual(killed, ["a"])  # its own caged one; not another program, not another task's
+        del killed[:]
+        self.mod.Toolcage(os.path.join(self.plugin_dir, "config.json")).end_session()
+        self.assertEqual(sorted(killed), ["a", "c"])  # the process's exit: every caged one
 
     # ---- every failure is a block that names its cause
 

@@ -90,6 +90,117 @@ def configure(**kw):
     json.dump(cfg, open(path, "w"))
 
 
+def attacks():
+    """What a prompt-injected model may choose, each beside the everyday call that still works."""
+    configure(toolcage=TOOLCAGE, policy="", timeout_seconds=10)
+    call({"command": "cd " + ws})
+    # The cage's workspace is never a directory the model names outside a project.
+    ssh = os.path.join(home, ".ssh")
+    os.makedirs(ssh, exist_ok=True)
+    for how in ({"command": "echo attacker-key >> authorized_keys", "workdir": ssh},
+                {"command": "echo attacker-key >> authorized_keys", "workdir": "~/.ssh"}):
+        out, _ = call(how)
+        keys = os.path.join(ssh, "authorized_keys")
+        check("workdir %s: the cage does not write ~/.ssh" % how["workdir"], not os.path.exists(keys), out)
+    plugins_dir = os.path.join(hermes_home, "plugins")
+    out, _ = call({"command": "mkdir -p evil && printf 'name: toolcage\\n' > evil/plugin.yaml", "workdir": plugins_dir})
+    check("workdir in Hermes's plugins: nothing made there", not os.path.exists(os.path.join(plugins_dir, "evil")), out)
+    out, _ = call({"command": "sed -i 's/^/#/' t*/__init__.py", "workdir": plugins_dir})
+    own = open(os.path.join(plugins_dir, "toolcage", "__init__.py")).read()
+    check("a glob into toolcage's plugin edits nothing", not own.startswith("#"), out)
+    os.makedirs(os.path.join(ws, "sub"), exist_ok=True)
+    out, _ = call({"command": "touch made-in-sub", "workdir": os.path.join(ws, "sub")})
+    check("workdir inside the project: caged and it runs", os.path.exists(os.path.join(ws, "sub", "made-in-sub")), out)
+
+    # ~user is that user's home.
+    import pwd
+    root_home = pwd.getpwnam("root").pw_dir
+    marker = os.path.join(root_home, "toolcage-real-check-marker")
+    out, _ = call({"path": "~root/toolcage-real-check-marker", "content": "x"}, tool="write_file")
+    check("write_file ~root/… refused", "toolcage: " in out and not os.path.exists(marker), out)
+
+    # Hermes's patch grammar.
+    profile = os.path.join(home, ".bash_profile")
+    for op in ("***Add File: ~/.bash_profile\n+evil", "*** Move File: decoy.txt -> ~/.bash_profile"):
+        patch = "*** Begin Patch\n*** Add File: decoy.txt\n+hi\n" + op + "\n*** End Patch"
+        out, _ = call({"mode": "patch", "patch": patch}, tool="patch")
+        check("patch %r refused" % op.split("\n")[0], "toolcage: " in out and not os.path.exists(profile), out)
+    with open(os.path.join(ws, "old.txt"), "w") as f:
+        f.write("old\n")
+    out, _ = call({"mode": "patch", "patch": "*** Begin Patch\n*** Add File: docs/new.md\n+hi\n"
+                                              "*** Move File: old.txt -> docs/old.txt\n*** End Patch"}, tool="patch")
+    check("a patch that adds and moves inside the workspace runs",
+          os.path.exists(os.path.join(ws, "docs", "new.md")) and os.path.exists(os.path.join(ws, "docs", "old.txt")), out)
+
+    # Unknown fields of a judged tool; cron scripts and monitors.
+    out, _ = call({"command": "ls", "run_as": "root"})
+    check("terminal with an unknown field refused, naming it", "run_as" in out and "toolcage" in out, out)
+    for field in ("script", "monitor_script", "monitor_url"):
+        out, _ = call({"action": "create", "schedule": "every 1h", "prompt": "p", field: "x.sh" if field != "monitor_url" else "http://127.0.0.1:9/"},
+                      tool="cronjob")
+        check("cronjob with %s refused without a person" % field, "tool.beyond-cage" in out, out)
+
+    # Reads of credentials by the file tools.
+    with open(os.path.join(ssh, "id_ed25519"), "w") as f:
+        f.write("PRIVATE-KEY-CONTENT\n")
+    out, _ = call({"path": "~/.ssh/id_ed25519"}, tool="read_file")
+    check("read_file of an ssh key refused", "secret.read" in out and "PRIVATE-KEY-CONTENT" not in out, out)
+    out, _ = call({"pattern": "PRIVATE", "path": home}, tool="search_files")
+    check("search_files through the home refused", "secret.read" in out and "PRIVATE-KEY-CONTENT" not in out, out)
+    out, _ = call({"path": "old.txt" if os.path.exists(os.path.join(ws, "old.txt")) else "docs/new.md"}, tool="read_file")
+    check("read_file in the workspace runs", "toolcage" not in out and "hi" in out, out)
+
+    # /tmp is not scratch for the file tools; strict refuses their writes.
+    tmp_target = os.path.join("/tmp", "toolcage-real-check-%d.pth" % os.getpid())
+    out, _ = call({"path": tmp_target, "content": "import os"}, tool="write_file")
+    check("write_file into /tmp refused without a person", "file.temp" in out and not os.path.exists(tmp_target), out)
+    configure(policy="strict")
+    out, _ = call({"path": "strict.txt", "content": "x"}, tool="write_file")
+    check("strict refuses write_file", "file.policy-refuses-writes" in out and not os.path.exists(os.path.join(ws, "strict.txt")), out)
+    configure(policy="")
+    out, _ = call({"path": "fine.txt", "content": "x"}, tool="write_file")
+    check("write_file in the workspace runs", os.path.exists(os.path.join(ws, "fine.txt")), out)
+
+    # A symlink swapped in after pre_tool_call: another pre_tool_call callback after toolcage's swaps it.
+    bashrc = os.path.join(home, ".bashrc")
+    swap_target = os.path.join(ws, "swap.txt")
+    open(swap_target, "w").write("x")
+
+    def swap(tool_name="", args=None, **_):
+        if tool_name == "write_file" and isinstance(args, dict) and args.get("path") == "swap.txt":
+            os.unlink(swap_target)
+            os.symlink(bashrc, swap_target)
+        return None
+
+    manager = plugins.get_plugin_manager()
+    manager._hooks.setdefault("pre_tool_call", []).append(swap)
+    out, _ = call({"path": "swap.txt", "content": "evil"}, tool="write_file")
+    manager._hooks["pre_tool_call"].remove(swap)
+    check("a symlink swapped in before the write is refused", "judged again" in out and not os.path.exists(bashrc), out)
+
+    # A caged background loop does not outlive the session.
+    from tools.process_registry import process_registry
+    out, _ = call({"command": "while :; do date > tick.txt; sleep 0.2; done", "background": True})
+    time.sleep(1.5)
+    caged = [s for s in process_registry._running.values() if TOOLCAGE in (s.command or "") and not s.exited]
+    check("the background loop runs caged", len(caged) >= 1 and os.path.exists(os.path.join(ws, "tick.txt")), out)
+    plugins.invoke_hook("on_session_finalize", session_id="s1", task_id="t1")
+    time.sleep(1.0)
+    before = os.path.getmtime(os.path.join(ws, "tick.txt"))
+    time.sleep(1.0)
+    check("after on_session_finalize the caged loop is gone",
+          os.path.getmtime(os.path.join(ws, "tick.txt")) == before, out)
+
+    # The plugin named toolcage is toolcage's own.
+    r = subprocess.run([TOOLCAGE, "doctor", "--hermes-home", hermes_home], env=env, capture_output=True, text=True)
+    check("doctor: the plugin is toolcage's own", "is toolcage's own" in r.stdout, r.stdout + r.stderr)
+    os.makedirs(os.path.join(plugins_dir, "impostor"))
+    open(os.path.join(plugins_dir, "impostor", "plugin.yaml"), "w").write("name: toolcage\n")
+    r = subprocess.run([TOOLCAGE, "doctor", "--hermes-home", hermes_home], env=env, capture_output=True, text=True)
+    check("doctor: a directory declaring name: toolcage is found", r.returncode == 1 and "impostor" in r.stdout, r.stdout)
+    shutil.rmtree(os.path.join(plugins_dir, "impostor"))
+
+
 if CASE == "all":
     out, _ = call({"command": "rm -rf ~"})
     check("rm -rf ~ blocked by toolcage", "toolcage: " in out and os.path.exists(os.path.join(home, "secret.txt")), out)
@@ -134,6 +245,7 @@ if CASE == "all":
     configure(toolcage=TOOLCAGE)
     out, _ = call({"path": os.path.join(home, ".bashrc"), "content": "x"}, tool="write_file")
     check("write_file into the home blocked", "toolcage: file." in out and not os.path.exists(os.path.join(home, ".bashrc")), out)
+    attacks()
 else:
     configure(policy=asking)
     marker = os.path.join(home, "pwned-after-approval.txt")

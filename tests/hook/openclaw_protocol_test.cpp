@@ -43,8 +43,9 @@ TEST_CASE("openclaw: the workspace's SOUL.md chooses the policy and is protected
     CHECK(answer(f.hook(openclaw_payload("exec", {{"command", "make"}}, f.ws)), 2)["decision"] == "deny");
     json w = answer(f.hook(openclaw_payload("write", {{"path", "SOUL.md"}, {"content", "x"}}, f.ws)), 2);
     CHECK(w["rule"] == "self.protected");
-    json e = answer(f.hook(openclaw_payload("edit", {{"file_path", "notes.md"}, {"oldText", "a"}, {"newText", "b"}}, f.ws)), 0);
-    CHECK(e["decision"] == "allow");
+    // strict refuses every change, the file tools' included.
+    json e = answer(f.hook(openclaw_payload("edit", {{"file_path", "notes.md"}, {"oldText", "a"}, {"newText", "b"}}, f.ws)), 2);
+    CHECK(e["rule"] == "file.policy-refuses-writes");
 }
 
 TEST_CASE("openclaw: apply_patch is judged by every file it names", "[openclaw]") {

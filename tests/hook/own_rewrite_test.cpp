@@ -158,7 +158,7 @@ TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still 
     REQUIRE(r.exit_code == 0);
     json out = parse_out(r);
     REQUIRE(out["action"] == "approve");
-    CHECK(out["rule_key"] == "toolcage:test.ask-me");
+    CHECK(out["rule_key"].get<std::string>().starts_with("toolcage:test.ask-me:terminal:"));
     std::string rw = out["args"]["command"];
     CHECK(rw == toolcage::hook::cage_rewrite(
                     toolcage::hook::CageRewrite{TOOLCAGE_BIN, policy, f.ws, f.ws, false, "echo ask-me"}));

@@ -19,6 +19,15 @@ namespace {
 std::string reference_absolute(const std::string& path, const std::string& base, const std::string& home) {
     if (path.empty()) return {};
     std::string p = path == "~" ? home : path.starts_with("~/") ? home + path.substr(1) : path;
+    if (p.starts_with("~")) {  // ~name: that user's home, else /~name when it is a user name
+        size_t slash = p.find('/');
+        std::string name = p.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+        std::string h = toolcage::hook::user_home(name);
+        bool valid = name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                     std::string::npos;
+        if (h.empty() && valid) h = "/~" + name;
+        if (!h.empty()) p = h + (slash == std::string::npos ? std::string() : p.substr(slash));
+    }
     fs::path fp(p);
     if (fp.is_relative()) fp = fs::path(base.empty() ? "/" : base) / fp;
     std::string out = fp.lexically_normal().string();
@@ -42,7 +51,7 @@ struct TempDir {
 
 TEST_CASE("absolute_path folds paths as std::filesystem does") {
     const char* samples[] = {"a", "a/b", "./a", "a/./b", "a/../b", "../a", "../../..", "/", "//", "/a//b/", "/a/b/..",
-                             "/a/b/../..", "/..", "/../a", "~", "~/x", "~/../x", "~user", "a/", ".", "..", "x/y/../../..",
+                             "/a/b/../..", "/..", "/../a", "~", "~/x", "~/../x", "~x y", "a/", ".", "..", "x/y/../../..",
                              "/a/./../b/./c/", "-rf", "--out=/x", "a b/c"};
     for (const char* s : samples) {
         for (const char* base : {"/work/ws", "/", "", "/work/ws/"}) {
@@ -83,4 +92,17 @@ TEST_CASE("real_location follows symlinks, dangling ones too, and stops on loops
     CHECK(real_location("relative/path") == "relative/path");
     CHECK(real_location("") == "");
     CHECK(real_location("/") == "/");
+}
+
+TEST_CASE("~name is that user's home from the user database, as the shell expands it", "[paths]") {
+    std::string root_home = toolcage::hook::user_home("root");
+    REQUIRE(!root_home.empty());
+    CHECK(absolute_path("~root/.bashrc", "/ws", "/home/me") == root_home + "/.bashrc");
+    CHECK(absolute_path("~root", "/ws", "/home/me") == root_home);
+    // A user /etc/passwd does not know lands at the root (no workspace holds it); a name a
+    // shell would not expand stays relative, as the agent's tool leaves it.
+    CHECK(absolute_path("~no-such-user-zz/x", "/ws", "/home/me") == "/~no-such-user-zz/x");
+    CHECK(absolute_path("~ro$ot/x", "/ws", "/home/me") == "/ws/~ro$ot/x");
+    CHECK(toolcage::hook::user_home("").empty());
+    CHECK(toolcage::hook::user_home("root;id").empty());
 }

@@ -124,3 +124,15 @@ TEST_CASE("a full document converts to the model") {
     CHECK(p.allow_runs == "cage");
     CHECK(toolcage::policy_from_json(json::parse(R"({"allow_runs": "bare"})"), "b.json").allow_runs == "bare");
 }
+
+TEST_CASE("hermes: other_tools and allow_tools are checked and read") {
+    CHECK(error_of(R"({"hermes": {"other_tools": "cage"}})").starts_with("p.json: /hermes/other_tools: \"cage\": no cage reaches"));
+    CHECK(error_of(R"({"hermes": {"other_tools": "maybe"}})").starts_with("p.json: /hermes/other_tools: \"maybe\": not a verdict"));
+    CHECK(error_of(R"({"hermes": {"allow_tools": ["web search"]}})").starts_with("p.json: /hermes/allow_tools/0: "));
+    CHECK(error_of(R"({"hermes": {"allow": []}})").starts_with("p.json: /hermes/allow: unknown field"));
+    CHECK(error_of(R"({"hermes": {"other_tools": "deny", "allow_tools": ["mcp_github_list", "todo"]}})").empty());
+    auto p = toolcage::policy_from_json(json::parse(R"({"hermes": {"other_tools": "deny", "allow_tools": ["todo"]}})"), "p.json");
+    CHECK(p.hermes.other_tools == toolcage::Decision::deny);
+    CHECK(p.hermes.allow_tools == std::vector<std::string>{"todo"});
+    CHECK(toolcage::policy_from_json(json::parse("{}"), "p.json").hermes.other_tools == toolcage::Decision::ask);
+}

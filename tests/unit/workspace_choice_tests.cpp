@@ -16,7 +16,7 @@ namespace {
 ws::Guarded guarded_for(const fs::path& home, const fs::path& bin) {
     ws::Guarded g;
     g.homes = {home.string()};
-    g.keep_out = {{bin.string(), "toolcage's own binaries"},
+    g.keep_out = {{bin.string(), "toolcage's own binaries", false},
                   {(home / ".claude").string(), "Claude Code's configuration"},
                   {(home / ".hermes").string(), "Hermes' configuration"}};
     return g;
@@ -37,7 +37,7 @@ TEST_CASE("the root, the home, its ancestors and trees holding toolcage are refu
     CHECK(ws::refusal((t.path / "home").string(), g).find("holds the home directory") == 0);
     CHECK(ws::refusal(t.path.string(), g).find("holds the home directory") == 0);
     CHECK(ws::refusal((t.path / "opt").string(), g).find("toolcage's own binaries") != std::string::npos);
-    CHECK(ws::refusal((home / ".claude").string(), g).find("Claude Code") != std::string::npos);
+    CHECK(!ws::refusal((home / ".claude").string(), g).empty());
     CHECK(ws::refusal((home / "proj").string(), g).empty());
     CHECK(ws::refusal("relative", g) == "is not an absolute path");
 }
@@ -53,8 +53,8 @@ TEST_CASE("a dotfiles .git in the home does not widen the workspace; the project
     auto g = guarded_for(home, t.path / "bin");
     CHECK(ws::choose((home / "proj/src/deep").string(), g) == (home / "proj").string());
     CHECK(ws::choose((home / "proj").string(), g) == (home / "proj").string());
-    // No marker between the cwd and the home: the cwd itself.
-    CHECK(ws::choose((home / "plain/sub").string(), g) == (home / "plain/sub").string());
+    // No marker between the cwd and the home: no workspace (the agent named the directory).
+    CHECK(ws::choose((home / "plain/sub").string(), g).empty());
     // The home itself, or above it: no workspace at all.
     CHECK(ws::choose(home.string(), g).empty());
     CHECK(ws::choose(t.path.string(), g).empty());
@@ -96,4 +96,45 @@ TEST_CASE("the process's own guard names the home and the agents' configuration"
         CHECK(claude);
     }
     CHECK(ws::refusal("/", g) == "is the root directory");
+}
+
+TEST_CASE("a directory the agent names in the home is a workspace only inside a project", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    for (const char* d : {".ssh", ".config/gcloud", ".cargo/bin", ".npm", ".hermes/plugins", ".local/lib/p",
+                          "Downloads", "src/app/lib", "src/.hidden"})
+        fs::create_directories(home / d);
+    fs::create_directories(home / "src/app/.git");
+    std::ofstream(home / ".cargo/Cargo.toml") << "";     // a marker in a dot-directory changes nothing
+    std::ofstream(home / ".config/gcloud/package.json") << "{}";
+    auto g = guarded_for(home, t.path / "bin");
+    for (const char* d : {".ssh", ".config", ".config/gcloud", ".cargo", ".cargo/bin", ".npm", ".hermes/plugins",
+                          ".local/lib/p"}) {
+        INFO(d);
+        CHECK(ws::choose((home / d).string(), g).empty());
+        CHECK(ws::refusal((home / d).string(), g).find("dot-directory of the home") != std::string::npos);
+    }
+    CHECK(ws::choose((home / "Downloads").string(), g).empty());
+    // The everyday case beside it: a directory inside a project in the home.
+    CHECK(ws::choose((home / "src/app/lib").string(), g) == (home / "src/app").string());
+    CHECK(ws::choose((home / "src/app").string(), g) == (home / "src/app").string());
+    // A dot-directory of the project (not of the home) is part of the project.
+    fs::create_directories(home / "src/app/.github/workflows");
+    CHECK(ws::choose((home / "src/app/.github/workflows").string(), g) == (home / "src/app").string());
+}
+
+TEST_CASE("nothing inside an agent's configuration or toolcage's files is a workspace", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    fs::path hermes_home = t.path / "srv/hermes";
+    fs::create_directories(home);
+    fs::create_directories(hermes_home / "plugins/evil/.git");
+    auto g = guarded_for(home, t.path / "bin");
+    g.keep_out.push_back({hermes_home.string(), "Hermes' home ($HERMES_HOME)"});
+    CHECK(ws::refusal((hermes_home / "plugins/evil").string(), g).find("is inside " + hermes_home.string()) == 0);
+    CHECK(ws::choose((hermes_home / "plugins/evil").string(), g).empty());
+    CHECK(ws::choose((hermes_home / "plugins").string(), g).empty());
+    // Outside the home and those trees a plain directory is still its own workspace.
+    fs::create_directories(t.path / "srv/build");
+    CHECK(ws::choose((t.path / "srv/build").string(), g) == (t.path / "srv/build").string());
 }

@@ -1,0 +1,28 @@
+// SHA-256 against the FIPS 180-4 examples and lengths around the padding's block boundaries.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "common/sha256.h"
+
+using toolcage::sha256_hex;
+
+TEST_CASE("sha256 of the standard test vectors", "[sha256]") {
+    CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    CHECK(sha256_hex(std::string(1000000, 'a')) ==
+          "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST_CASE("sha256 differs for every length around a block boundary", "[sha256]") {
+    std::string prev;
+    for (size_t n = 50; n < 140; ++n) {
+        std::string d = sha256_hex(std::string(n, 'x'));
+        CHECK(d.size() == 64);
+        CHECK(d != prev);
+        prev = d;
+    }
+    CHECK(sha256_hex(std::string(55, 'a')) == "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+    CHECK(sha256_hex(std::string(64, 'a')) == "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
