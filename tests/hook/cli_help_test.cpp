@@ -36,6 +36,33 @@ TEST_CASE("a mistyped command or option gets the nearest real one", "[cli]") {
     CHECK(r.err.find("did you mean --stats?") != std::string::npos);
     r = tc(f, {"policy", "rules", "--lnog"});
     CHECK(r.err.find("did you mean --long?") != std::string::npos);
+    // The subcommands of a subcommand are named too.
+    r = tc(f, {"policy", "frobnicate"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("toolcage policy: unknown command \"frobnicate\"; the commands are ") != std::string::npos);
+    CHECK(r.err.find("validate") != std::string::npos);
+    r = tc(f, {"install", "cursor"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("toolcage install: unknown command \"cursor\"; the commands are ") != std::string::npos);
+    CHECK(r.err.find("claude") != std::string::npos);
+    r = tc(f, {"policy", "valdiate", "x.json"});
+    CHECK(r.err.find("did you mean `toolcage policy validate`?") != std::string::npos);
+}
+
+TEST_CASE("a slip toolcage recognises gets its own message alone", "[cli]") {
+    HookFixture f;
+    for (auto args : std::vector<std::vector<std::string>>{{"chek", "--", "ls"},
+                                                           {"check", "--polcy", "forge", "--", "ls"},
+                                                           {"run", "ls", "-la"},
+                                                           {"policy", "frobnicate"}}) {
+        RunResult r = tc(f, args);
+        INFO(args[0] << " " << args[1] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.starts_with("toolcage"));
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        for (const char* cli11 : {"A subcommand is required", "not expected", "--help for more", "required"})
+            CHECK(r.err.find(cli11) == std::string::npos);
+    }
 }
 
 TEST_CASE("a command given to run without -- gets the fix", "[cli]") {
