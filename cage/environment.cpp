@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <map>
@@ -148,6 +149,21 @@ std::string filter_path(const std::string& path, const std::vector<std::string>&
         }
     }
     return out.empty() ? "/usr/local/bin:/usr/bin:/bin" : out;
+}
+
+std::vector<std::string> left_out_of_path(const std::string& path, const std::vector<std::string>& execute) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        auto end = path.find(':', start);
+        if (end == std::string::npos) end = path.size();
+        std::string entry = path.substr(start, end - start);
+        start = end + 1;
+        if (entry.empty() || entry[0] != '/' || std::find(out.begin(), out.end(), entry) != out.end()) continue;
+        // One entry alone is kept as it is, or replaced by the fallback when left out.
+        if (filter_path(entry, execute) != entry) out.push_back(entry);
+    }
+    return out;
 }
 
 void set_proxy_environment(Environment& env, const std::string& relay_url) {
