@@ -24,7 +24,7 @@ int run_doctor(const DoctorOptions& o) {
     std::string wd = o.workdir.empty() ? std::filesystem::current_path().string() : o.workdir;
     cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi, /*relay_linked=*/true);
     if (o.json)
-        std::cout << cage::to_json(r).dump(2) << '\n';
+        std::cout << cage::to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     else
         std::cout << cage::to_text(r);
     return r.would_run ? 0 : 1;
@@ -38,7 +38,7 @@ Subcommand add_doctor_command(CLI::App& app) {
         app.add_subcommand("doctor", "What the kernel offers the cage, and what run enforces");
     sub->add_option("--policy", o->policy, "An installed policy's name or a policy file")
         ->default_str("default");
-    sub->add_option("--workdir", o->workdir, "The working directory a step would have");
+    sub->add_option("--workdir,--cwd", o->workdir, "The working directory a step would have");
     sub->add_flag("--json", o->json, "Print one JSON object");
     sub->add_option("--landlock-abi", o->max_abi, "Act as if the kernel offered at most this ABI")
         ->group("");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -107,6 +108,14 @@ int run_log(const LogOptions& o) {
     std::string path = o.file.empty() ? decision_log_path() : o.file;
     if (path.empty())
         throw Error("log: no decision log can be named; set TOOLCAGE_LOG or HOME, or pass --file");
+    // A --file given by hand that is missing or not a file is a mistake, not an empty log.
+    if (!o.file.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec))
+            throw Error("log: --file " + path + ": no such file; name a decision log (decisions.jsonl)");
+        if (std::filesystem::is_directory(path, ec))
+            throw Error("log: --file " + path + ": is a directory; name the log file in it (decisions.jsonl)");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         if (::access(path.c_str(), F_OK) != 0) {
@@ -196,7 +205,18 @@ Subcommand add_log_command(CLI::App& app) {
     sub->add_flag("--stats", o->stats, "Counts by verdict, rule, agent and program");
     sub->add_flag("--json", o->json, "Print the matching lines as logged (JSON Lines)");
     sub->add_option("-n,--limit", o->limit, "How many recent entries to show (default 20)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Validator(
+            [](const std::string& v) -> std::string {
+                std::size_t end = 0;
+                long n = 0;
+                try {
+                    n = std::stol(v, &end);
+                } catch (const std::exception&) {
+                    end = 0;
+                }
+                return end == v.size() && n >= 1 ? "" : "takes a count of 1 or more (--all shows every entry), not \"" + v + "\"";
+            },
+            "N>=1"));
     sub->add_flag("--all", o->all, "Show every matching entry");
     return {sub, [o] { return run_log(*o); }};
 }

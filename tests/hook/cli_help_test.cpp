@@ -2,6 +2,7 @@
 // command or option, a command without `--`), --version everywhere, `toolcage log` and its
 // numbers against the log itself, `toolcage explain`, and the policy tooling.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -74,6 +75,53 @@ TEST_CASE("a command given to run without -- gets the fix", "[cli]") {
     CHECK(r.err.find("toolcage run --policy default -- ls -la") != std::string::npos);
     r = tc(f, {"check", "grep", "-rn", "x"});
     CHECK(r.err.find("toolcage check -- grep -rn x") != std::string::npos);
+}
+
+TEST_CASE("one clear error for each mistake in a file, a directory or a count given", "[cli]") {
+    HookFixture f;
+    RunResult r = tc(f, {"log", "-n", "0"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("1 or more") != std::string::npos);
+    CHECK(r.err.size() < 300);  // no range of 300-digit numbers
+    r = tc(f, {"log", "--file", f.ws});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is a directory") != std::string::npos);
+    r = tc(f, {"log", "--file", f.ws + "/missing.jsonl"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("no such file") != std::string::npos);
+    r = tc(f, {"check", "--policy", f.ws, "--", "ls"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(f.ws + ": is a directory, not a policy file") != std::string::npos);
+    r = tc(f, {"policy", "which", "--profile-dir", "/etc/passwd"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is a file, not a directory") != std::string::npos);
+}
+
+TEST_CASE("check reads a relative --cwd from where it runs, and takes --workdir as run does", "[cli]") {
+    HookFixture f;
+    std::string rel = std::filesystem::relative(f.ws, std::filesystem::current_path()).string();
+    for (const char* cmd : {"rm -rf out", "ls", "npm install"}) {
+        INFO(cmd << " in " << rel);
+        RunResult abs = tc(f, {"check", "--json", "--cwd", f.ws, "--", cmd});
+        RunResult relative = tc(f, {"check", "--json", "--cwd", rel, "--", cmd});
+        RunResult dotted = tc(f, {"check", "--json", "--workdir", rel + "/./", "--", cmd});
+        REQUIRE(abs.exit_code == 0);
+        CHECK(relative.out == abs.out);
+        CHECK(dotted.out == abs.out);
+    }
+    RunResult batch = tc(f, {"check", "--batch", "--", "ls"});
+    CHECK(batch.exit_code == 2);
+    CHECK(batch.err.find("give no command after --") != std::string::npos);
+}
+
+TEST_CASE("--json output stays JSON for bytes that are not UTF-8", "[cli]") {
+    HookFixture f;
+    RunResult r = tc(f, {"check", "--json", "--", "cat \xff\xfe.txt"});
+    INFO(r.err);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    CHECK(j.contains("verdict"));
 }
 
 TEST_CASE("--version on toolcage, its subcommands and toolcage-relay", "[cli]") {
