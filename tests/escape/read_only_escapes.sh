@@ -272,8 +272,10 @@ built=$(dirname "$TOOLCAGE")
 cp "$TOOLCAGE" "$bin_dir/toolcage"
 [ -e "$built/toolcage-relay" ] && cp "$built/toolcage-relay" "$bin_dir/"
 [ -d "$built/share" ] && cp -r "$built/share" "$bin_dir/"
+cp "$self" "$bin_dir/read_only_escapes.sh"  # the unprivileged run reads this script too
 chmod -R u=rwX,go=rX "$bin_dir"
 TOOLCAGE="$bin_dir/toolcage"
+self="$bin_dir/read_only_escapes.sh"
 # HOME under /home: a directory of its own there for root; an ordinary user, who cannot write
 # /home, uses their own home directory (/home/NAME on most machines).
 own_home=$(getent passwd "$(id -u)" | cut -d: -f6)
