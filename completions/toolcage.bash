@@ -53,10 +53,12 @@ _toolcage() {
         install|uninstall)
             case $subsub in
                 "") COMPREPLY=($(compgen -W "hermes claude openclaw --dry-run" -- "$cur")); return ;;
-                hermes) opts="--profile --hermes-home --policy --dry-run" ;;
-                claude) opts="--settings --policy --dry-run" ;;
-                openclaw) opts="--plugin-dir --dry-run" ;;
-            esac ;;
+                hermes) opts="--profile --hermes-home --plugin-dir --hermes-version --dry-run" ;;
+                claude) opts="--settings --dry-run" ;;
+                openclaw) opts="--config --plugin-dir --dry-run" ;;
+            esac
+            [[ $sub == install ]] && opts="$opts --policy"
+            [[ $sub == install && $subsub == hermes ]] && opts="$opts --print" ;;
     esac
     COMPREPLY=($(compgen -W "$opts --help --version" -- "$cur"))
 }
