@@ -604,6 +604,15 @@ void explain_refusals(const RunOptions& opt, Step& step) {
         }
     }
     drop_duplicates(out);
+    // The read-only cage writes nothing whatever the policy's cage.write says.
+    if (opt.read_only)
+        for (auto& r : out)
+            if (r.access == "write") {
+                r.field.clear();
+                r.fix = "the read-only cage (--read-only, for a command the hook allowed as reading only) "
+                        "lets a step write nothing; a command that writes runs in the cage proper: "
+                        "toolcage run without --read-only";
+            }
     for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
     // A program named by the step that is in a directory its PATH leaves out.
     if (auto note = path_note(opt.argv, step.path_left_out); !note.empty()) std::fprintf(stderr, "%s\n", note.c_str());

@@ -246,6 +246,22 @@ TEST_CASE("a program in a directory left out of the step's PATH is named after t
     CHECK(quiet.out.find("PATH leaves out") == std::string::npos);
 }
 
+TEST_CASE("a write in the read-only cage is explained with its path, and no cage.write is suggested",
+          "[cage][refusal][read-only]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;
+    Result r = run_toolcage(s, {"run", "--read-only", "--policy", s.policy_file(), "--", "touch", "newfile"},
+                            {who, false, {}});
+    INFO(r.out);
+    CHECK(r.status != 0);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("refused write " + s.ws + "/newfile") != std::string::npos);
+    CHECK(lines[0].find("read-only cage") != std::string::npos);
+    CHECK(lines[0].find("cage.write") == std::string::npos);
+}
+
 TEST_CASE("a step with no refusal prints nothing extra", "[cage][refusal]") {
     As who = GENERATE(As::root, As::nobody);
     Scratch s;
