@@ -194,7 +194,7 @@ TEST_CASE("at a terminal the refusal is explained too, after the step, and the s
     std::string inner = (who == As::nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
                         "env -i PATH=/usr/bin:/bin HOME=" + s.state + " XDG_STATE_HOME=" + s.state +
                         " LANG=C.UTF-8 " + testsupport::reachable(TOOLCAGE_BIN) + " run --policy " + s.policy_file() +
-                        " -- /bin/sh -c 'test -t 2 && echo stderr-is-a-terminal; cat \"$HOME/.bashrc\"'";
+                        " -- /bin/sh -c 'test -t 2 && echo stderr-is-a-terminal; cat \\$HOME/.bashrc'";
     int status = 0;
     std::string out = run_shell("cd " + s.ws + " && script -qefc \"" + inner + "\" /dev/null", status);
     INFO(out);

@@ -83,7 +83,12 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.state,
                                     "XDG_STATE_HOME=" + s.state, "LANG=C.UTF-8"};
-    env.insert(env.end(), how.env.begin(), how.env.end());
+    // The launch's own value of a variable replaces the default one (PATH, HOME).
+    for (const auto& e : how.env) {
+        std::string name = e.substr(0, e.find('=') + 1);
+        std::erase_if(env, [&](const std::string& d) { return d.starts_with(name); });
+        env.push_back(e);
+    }
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
