@@ -236,7 +236,7 @@ TEST_CASE("a program in a directory left out of the step's PATH is named after t
     Result r = run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c", "python3 -c 'print(1)'"},
                             {who, false, {"PATH=" + shims + ":/usr/bin:/bin"}});
     INFO(r.out);
-    CHECK(r.out.find("shim") == std::string::npos);
+    CHECK(r.out.starts_with("1\n"));  // the system's python3 ran, not the shim
     CHECK(r.out.find("note: the step's PATH leaves out") != std::string::npos);
     CHECK(r.out.find("python3 in " + shims) != std::string::npos);
     CHECK(r.out.find("cage.execute") != std::string::npos);
