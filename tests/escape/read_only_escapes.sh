@@ -293,7 +293,8 @@ for layout in tmp home; do
         fi
         dirs+=("$base")
         if [ "$who" = root ]; then
-            [ "$(id -u)" = 0 ] || { LAYOUT=$layout; inner "$base"; continue; }
+            # In a subshell whoever runs it: inner's EXIT trap (its listener) must not replace
+            # this shell's cleanup, nor outlive the layout holding ctest's pipe.
             (LAYOUT=$layout inner "$base")
         else
             if [ "$(id -u)" != 0 ]; then
