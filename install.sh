@@ -60,6 +60,7 @@ packages=(
     clang libclang-rt-14-dev hyperfine bubblewrap time
     rsyslog python3-jsonschema
     cargo
+    help2man
 )
 # Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from
 # Debian only when the command is missing.
@@ -96,6 +97,7 @@ cmake --install build --prefix "$prefix"
 bin="$prefix/bin/toolcage"
 echo
 echo "installed: $bin and $prefix/bin/toolcage-relay; policies in $prefix/share/toolcage/profiles"
+[ -f "$prefix/share/man/man1/toolcage.1" ] && echo "man pages: man -l $prefix/share/man/man1/toolcage.1 (or man toolcage, with $prefix/share/man on MANPATH)"
 case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
 # Shell completions: bash-completion reads $prefix/share/bash-completion/completions for
 # ~/.local (XDG_DATA_HOME) and /usr/local; zsh needs the directory on its fpath.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <map>
@@ -125,29 +126,46 @@ bool is_secret_reference(const std::string& value) {
     return value.rfind("openshell:resolve:env:", 0) == 0;
 }
 
-std::string filter_path(const std::string& path, const std::vector<std::string>& execute) {
+namespace {
+
+// The absolute PATH entries, in order, split by whether the cage may execute from them.
+// Empty and relative entries mean "the current directory": in neither list, never kept.
+struct PathSplit {
+    std::vector<std::string> kept, left_out;
+};
+
+PathSplit split_path(const std::string& path, const std::vector<std::string>& execute) {
     Resolver resolver;
     std::vector<std::string> roots;
     for (const auto& e : execute) roots.push_back(resolver.resolve(e));
-    std::string out;
+    PathSplit out;
     std::size_t start = 0;
     while (start <= path.size()) {
         auto end = path.find(':', start);
         if (end == std::string::npos) end = path.size();
         std::string entry = path.substr(start, end - start);
         start = end + 1;
-        // Empty and relative entries mean "the current directory": never kept.
         if (entry.empty() || entry[0] != '/') continue;
         std::string r = resolver.resolve(entry);
-        for (const auto& root : roots) {
-            if (is_at_or_under(r, root)) {
-                if (!out.empty()) out += ':';
-                out += entry;
-                break;
-            }
-        }
+        bool under = std::any_of(roots.begin(), roots.end(), [&](const std::string& root) { return is_at_or_under(r, root); });
+        (under ? out.kept : out.left_out).push_back(std::move(entry));
     }
+    return out;
+}
+
+}  // namespace
+
+std::string filter_path(const std::string& path, const std::vector<std::string>& execute) {
+    std::string out;
+    for (const auto& e : split_path(path, execute).kept) out += (out.empty() ? "" : ":") + e;
     return out.empty() ? "/usr/local/bin:/usr/bin:/bin" : out;
+}
+
+std::vector<std::string> left_out_of_path(const std::string& path, const std::vector<std::string>& execute) {
+    std::vector<std::string> out;
+    for (auto& e : split_path(path, execute).left_out)
+        if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(std::move(e));
+    return out;
 }
 
 void set_proxy_environment(Environment& env, const std::string& relay_url) {

@@ -24,6 +24,9 @@ bool is_secret_reference(const std::string& value);
 // resolving symlinks); `/usr/local/bin:/usr/bin:/bin` when none is left.
 std::string filter_path(const std::string& path, const std::vector<std::string>& execute);
 
+// The absolute PATH entries filter_path leaves out, each once, in order.
+std::vector<std::string> left_out_of_path(const std::string& path, const std::vector<std::string>& execute);
+
 // http_proxy/HTTP_PROXY/https_proxy/HTTPS_PROXY at the relay; no_proxy/NO_PROXY for loopback.
 void set_proxy_environment(Environment& env, const std::string& relay_url);
 

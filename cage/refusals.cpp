@@ -164,14 +164,21 @@ std::string path_in_line(std::string_view line) {
         {"\"", "\""},
         {"\xe2\x80\x98", "\xe2\x80\x99"},
         {"`", "'"}};
+    // After "cannot touch", "cannot create directory" and the like, a quoted name is a path even
+    // when relative ("touch: cannot touch 'newfile'").
+    const bool names_a_file = line.find("cannot ") != std::string_view::npos;
     for (const auto& [open, close] : quotes) {
         // An opening quote is one a path follows ("can't open '/x'" has an apostrophe first).
         for (std::size_t from = 0; (from = line.find(open, from)) != std::string_view::npos;
              ++from) {
             std::size_t start = from + open.size();
             std::string_view rest = line.substr(start);
+            bool after_space = from > 0 && line[from - 1] == ' ';
+            bool relative_name = names_a_file && after_space && !rest.empty() &&
+                                 rest.find(close) != std::string_view::npos && rest[0] != ' ' &&
+                                 rest[0] != close[0];
             if (rest.empty() || !(rest[0] == '/' || rest[0] == '~' || rest.starts_with("./") ||
-                                  rest.starts_with("../")))
+                                  rest.starts_with("../") || relative_name))
                 continue;
             std::size_t end = line.find(close, start);
             if (end == std::string_view::npos) break;
@@ -179,9 +186,10 @@ std::string path_in_line(std::string_view line) {
         }
     }
     // "prog: /a/b: Permission denied", "sh: 1: cannot create /a/b: Permission denied" (or
-    // "Read-only file system").
+    // "Read-only file system"), "cat: /a/b: No such file or directory".
     std::size_t denied = line.find(": Permission denied");
     if (denied == std::string_view::npos) denied = line.find(": Read-only file system");
+    if (denied == std::string_view::npos) denied = line.find(": No such file or directory");
     if (denied == std::string_view::npos) return {};
     std::string_view head = line.substr(0, denied);
     std::size_t colon = head.rfind(": ");
@@ -190,9 +198,10 @@ std::string path_in_line(std::string_view line) {
         return !s.empty() &&
                (s[0] == '/' || s[0] == '~' || s.starts_with("./") || s.starts_with("../"));
     };
+    bool to_create = last.starts_with("cannot create ") || last.starts_with("can't create ");
     if (auto sp = last.rfind(' '); sp != std::string_view::npos && !is_path(last))
         last = last.substr(sp + 1);
-    if (is_path(last)) return std::string(last);
+    if (is_path(last) || (to_create && !last.empty())) return std::string(last);
     return {};
 }
 
@@ -238,7 +247,40 @@ std::string normalize(const std::string& p) {
     return out.empty() ? "/" : out;
 }
 
+// npm names the refused path on a line of its own ("npm error path /h/.npm/_cacache", after
+// "npm error syscall mkdir" and "npm error code EACCES"): the same report as one line.
+std::vector<std::string> with_npm_paths(const std::vector<std::string>& lines) {
+    std::vector<std::string> out;
+    std::string syscall;
+    bool eacces = false;
+    for (const auto& l : lines) {
+        for (std::string_view npm : {"npm ERR! ", "npm error "}) {
+            if (!l.starts_with(npm)) continue;
+            std::string_view rest = std::string_view(l).substr(npm.size());
+            if (rest.starts_with("syscall ")) syscall = rest.substr(8);
+            if (rest.starts_with("code EACCES") || rest.starts_with("errno EACCES") || rest == "errno -13")
+                eacces = true;
+            if (rest.starts_with("path /") && eacces) {
+                out.push_back("npm: " + (syscall.empty() ? std::string("open") : syscall) + " '" +
+                              std::string(rest.substr(5)) + "': Permission denied");
+                eacces = false;
+            }
+        }
+        out.push_back(l);
+    }
+    return out;
+}
+
+// A program that reports a path the cage hides as missing ("fatal: repository '/x' does not
+// exist", "cat: /x: No such file or directory") although it is there: the cage refused the read.
+bool reports_missing(const std::string& lower_line) {
+    return lower_line.find("does not exist") != std::string::npos ||
+           lower_line.find("no such file or directory") != std::string::npos;
+}
+
 }  // namespace
+
+bool is_unplaced(const CageRefusal& r) { return r.target == kUnplacedTarget; }
 
 std::string refusal_line(const CageRefusal& r) {
     std::string what =
@@ -407,7 +449,7 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
                                          bool relay) {
     std::vector<CageRefusal> out;
     bool unplaced = false;
-    for (const auto& line : lines) {
+    for (const auto& line : with_npm_paths(lines)) {
         std::string l = lower(line);
         // EROFS: in the step's mount namespace everything outside the write grants is a
         // read-only mount, which refuses a write before Landlock does.
@@ -416,6 +458,19 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
                       l.find("read-only file system") != std::string::npos || l.find("erofs") != std::string::npos;
         bool eperm = l.find("operation not permitted") != std::string::npos ||
                      l.find("eperm") != std::string::npos;
+        if (!eacces && !eperm && reports_missing(l)) {
+            std::string p = path_in_line(line);
+            if (p.empty() || p[0] != '/') continue;
+            p = normalize(p);
+            if (exists(p) && !(granted_rights(plan, p) & kReadRights)) {
+                CageRefusal r = path_refusal("read", p, "the step's stderr",
+                                             "the step was told it does not exist: the cage hides what it may "
+                                             "not read",
+                                             paths);
+                out.push_back(std::move(r));
+            }
+            continue;
+        }
         if (!eacces && !eperm) continue;
         if (l.find("connect") != std::string::npos && eacces) {
             CageRefusal r{"connect", "a host", "the step's stderr", "", "relay.allow", ""};
@@ -483,12 +538,80 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
     }
     if (unplaced && out.empty())
         out.push_back(
-            {"access", "to a file", "the step's stderr", "\"Permission denied\" without a path",
-             "cage.read / cage.write / cage.execute",
+            {"access", std::string(kUnplacedTarget), "the step's stderr",
+             "\"Permission denied\" that names no path or host",
+             relay ? "cage.read / cage.write / cage.execute / relay.allow"
+                   : "cage.read / cage.write / cage.execute / relay.enabled",
              "`toolcage doctor` lists what the cage grants; run the step as root with kernel "
              "auditing on (auditd, or `auditctl -e 1`) to see each Landlock refusal with its "
-             "path"});
+             "path or address"});
     return out;
+}
+
+std::vector<CageRefusal> network_refusals(const std::vector<std::string>& lines, bool relay,
+                                          const std::string& policy_name) {
+    for (const auto& line : lines) {
+        std::string l = lower(line);
+        bool no_name = l.find("resolve host") != std::string::npos ||
+                       l.find("eai_again") != std::string::npos ||
+                       l.find("temporary failure in name resolution") != std::string::npos ||
+                       l.find("name or service not known") != std::string::npos ||
+                       l.find("getaddrinfo") != std::string::npos;
+        bool no_route = l.find("network is unreachable") != std::string::npos ||
+                        l.find("enetunreach") != std::string::npos;
+        if (!no_name && !no_route) continue;
+        CageRefusal r{"connect", "the network", "the step's stderr", std::string(trim(line)).substr(0, 200),
+                      relay ? "relay.allow" : "relay.enabled", ""};
+        if (relay)
+            r.fix = "the step has no DNS and no route out: a program reaches hosts only through the "
+                    "relay (the https_proxy the step is given); this one did not use it, or asked for a "
+                    "host it resolves itself";
+        else
+            r.fix = "the policy \"" + policy_name +
+                    "\" gives the step no network (relay.enabled is false: no DNS, no TCP out); run it "
+                    "under a policy with a relay (forge reaches package registries through one: "
+                    "`toolcage run --policy forge -- ...`), or set relay.enabled and list the host in "
+                    "relay.allow";
+        return {r};
+    }
+    return {};
+}
+
+std::string path_note(const std::vector<std::string>& argv, const std::vector<std::string>& left_out) {
+    if (left_out.empty()) return {};
+    // The words a program name can be: argv[0] and the words of any argument (a script).
+    std::vector<std::string> words;
+    for (const auto& a : argv) {
+        std::string w;
+        for (char c : a + " ") {
+            if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-') {
+                w.push_back(c);
+            } else if (!w.empty()) {
+                if (words.size() < 1000 && std::find(words.begin(), words.end(), w) == words.end())
+                    words.push_back(w);
+                w.clear();
+            }
+        }
+        if (!a.empty() && a[0] == '/' && a.find('/') != std::string::npos) words.push_back(a.substr(a.rfind('/') + 1));
+    }
+    std::string found;
+    for (const auto& dir : left_out) {
+        std::string names;
+        for (const auto& w : words) {
+            if (w == "." || w == ".." || w[0] == '-') continue;
+            std::string f = dir + "/" + w;
+            struct stat st {};
+            if (::stat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+                names += (names.empty() ? "" : ", ") + w;
+        }
+        if (!names.empty()) found += (found.empty() ? "" : "; ") + names + " in " + dir;
+    }
+    if (found.empty()) return {};
+    return "toolcage run: note: the step's PATH leaves out directories the cage may not execute from (not "
+           "under cage.execute): " +
+           found +
+           "; the step ran a program of that name from elsewhere on its PATH, or found none. To use them, add "
+           "the directory to cage.execute (and cage.read)";
 }
 
 std::vector<CageRefusal> unread_cargo_config_refusals(const std::vector<std::string>& lines,

@@ -48,12 +48,29 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
 // as refusals (a record can name several blockers). Empty for what it cannot read.
 std::vector<CageRefusal> audit_record_refusals(std::string_view record, const StepPaths& paths);
 
-// Lines of the step's stderr that report a refusal (EACCES, "Permission denied", EPERM), read
-// against the plan: a path the cage grants is not the cage's refusal. `network_refused` when a
+// Lines of the step's stderr that report a refusal (EACCES, "Permission denied", EPERM; npm's
+// "path" line; a path said not to exist that is there but not granted), read against the plan:
+// a path the cage grants is not the cage's refusal. `network_refused` when a
 // line reports a connect the cage refused (no relay, or a program that ignores the proxy).
 std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
                                          const LandlockPlan& plan, const StepPaths& paths,
                                          bool relay);
+
+// A refusal the step's stderr reported without naming what was refused ("Permission denied"
+// alone): said once, with how to see more.
+inline constexpr std::string_view kUnplacedTarget = "without a named path or host";
+bool is_unplaced(const CageRefusal& r);
+
+// Lines that say the step could not resolve a name or reach a network ("Could not resolve
+// host", EAI_AGAIN): one refusal saying that the policy (`policy_name`) has no network when
+// `relay` is false, or that the step must use the relay when it is true.
+std::vector<CageRefusal> network_refusals(const std::vector<std::string>& lines, bool relay,
+                                          const std::string& policy_name);
+
+// After the step: the programs it named (its argv, and the words of a `sh -c` script) that are
+// in a directory left out of its PATH (`left_out`): there the step ran another program of the
+// name or found none. One line naming each directory and why it was left out; "" when none.
+std::string path_note(const std::vector<std::string>& argv, const std::vector<std::string>& left_out);
 
 // cargo configuration files (cage/cargo_config.h) the step had to read unfiltered, without a
 // mount namespace to cover them, named in a line of its stderr (cargo names the file on one

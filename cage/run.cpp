@@ -106,6 +106,7 @@ struct Step {
     std::vector<std::string> audit_records;
     bool audited = false;
     std::vector<CageRefusal> refusals;
+    std::vector<std::string> path_left_out;  // PATH entries the step does not get (not executable)
 };
 
 void say(const std::string& line) {
@@ -369,6 +370,7 @@ void build_step_environment(const RunOptions& opt, Step& step) {
     // it cannot read (cage/git_home_config.h).
     if (!opt.read_only) add_step_settings(outer, step.paths.tmp, spec.env_set, env);
     step.env = flatten_environment(env);
+    step.path_left_out = left_out_of_path(outer.count("PATH") ? outer["PATH"] : "", spec.execute);
 }
 
 void limit_processes(const RunOptions& opt, Step& step) {
@@ -589,7 +591,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
 // 6b. What the cage refused, and how to allow it: the relay's refusals from its log, Landlock's
 //     from the kernel's audit records when they can be read, else from the step's stderr.
 //     One line each on stderr (the agent reads it); nothing when nothing was refused.
-void explain_refusals(Step& step) {
+void explain_refusals(const RunOptions& opt, Step& step) {
     auto& out = step.refusals;
     if (step.relay.relay)
         out = relay_refusals(step.relay.relay->log_path, step.relay.relay->log_from, step.relay.relay->step_id);
@@ -600,17 +602,30 @@ void explain_refusals(Step& step) {
         // relay's refusals, and writes the step's read-only mounts refused before Landlock saw them.
         if (!step.audited || r.access == "connect" || (r.access == "write" && step.pid_namespace))
             out.push_back(std::move(r));
+    for (auto& r : network_refusals(step.stderr_lines, step.relay.relay.has_value(), step.policy.name))
+        out.push_back(std::move(r));
     // Without the step's mount namespace, a cargo config that holds a token stays unread.
     if (!step.pid_namespace) {
         std::vector<std::string> unread;
         for (const auto& c : step.cargo_covers) unread.push_back(c.target);
         for (auto& r : unread_cargo_config_refusals(step.stderr_lines, unread)) {
-            std::erase_if(out, [&](const CageRefusal& o) { return o.target == "to a file" || o.target == r.target; });
+            std::erase_if(out, [&](const CageRefusal& o) { return is_unplaced(o) || o.target == r.target; });
             out.push_back(std::move(r));
         }
     }
     drop_duplicates(out);
+    // The read-only cage writes nothing whatever the policy's cage.write says.
+    if (opt.read_only)
+        for (auto& r : out)
+            if (r.access == "write") {
+                r.field.clear();
+                r.fix = "the read-only cage (--read-only, for a command the hook allowed as reading only) "
+                        "lets a step write nothing; a command that writes runs in the cage proper: "
+                        "toolcage run without --read-only";
+            }
     for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
+    // A program named by the step that is in a directory its PATH leaves out.
+    if (auto note = path_note(opt.argv, step.path_left_out); !note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
 }
 
 // 7. One line in the decision log for the step: what ran, under which policy, with which
@@ -674,7 +689,7 @@ int run_caged(const RunOptions& opt) {
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported
     step.journal.finish();                               //    nothing left to finish
-    explain_refusals(step);                              //    what the cage refused, and how to allow it
+    explain_refusals(opt, step);                         //    what the cage refused, and how to allow it
     log_step(opt, step, *status);                        // 7. the step in the decision log
     return *status;
 }

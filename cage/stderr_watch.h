@@ -1,5 +1,5 @@
 // The step's stderr, passed through to ours as it comes, with the lines that report a refusal
-// (Permission denied, EACCES, EPERM) kept, so that after the step the cage can say which path
+// (Permission denied, EACCES, EPERM, a host not resolved, a path said not to exist) kept, so that after the step the cage can say which path
 // it refused and which policy field would allow it.
 #pragma once
 
@@ -17,9 +17,10 @@ class StderrWatch {
     StderrWatch& operator=(const StderrWatch&) = delete;
     ~StderrWatch();
 
-    // Before the step starts: a pipe whose write end is to be the step's stderr. Not when our
+    // Before the step starts: the step's stderr, read by us and passed on. A pipe; when our
     // stderr is a terminal (a person reads it as it comes; programs colour and draw progress
-    // there) or the pipe cannot be made. Returns the write end, or -1: the step keeps our stderr.
+    // there), a pseudo-terminal as wide as it. Returns the step's end, or -1 when neither can be
+    // made: the step keeps our stderr.
     int open();
     // True when our stdout and stderr are one file (an agent's `2>&1`): the step then gets the
     // pipe as its stdout too, so that its output keeps its order.

@@ -29,6 +29,15 @@ fs::path self_exe_dir() {
     return ec ? fs::path{} : exe.parent_path();
 }
 
+// Why `file` cannot be read as a policy: missing, a directory, or not a regular file.
+std::string not_a_policy_file(const fs::path& file) {
+    std::error_code ec;
+    if (fs::is_directory(file, ec))
+        return file.string() + ": is a directory, not a policy file; give the path of a policy .json file";
+    if (fs::exists(file, ec)) return file.string() + ": not a regular file; give the path of a policy .json file";
+    return file.string() + ": no such policy file; give the path of a policy .json file";
+}
+
 std::string line_col(const std::string& text, std::size_t byte) {
     std::size_t line = 1, col = 1;
     for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
@@ -218,9 +227,7 @@ std::vector<std::string> policy_errors(const std::string& name_or_path,
         } else {
             file = name_or_path;
             std::error_code ec;
-            if (!fs::is_regular_file(file, ec))
-                throw Error(file.string() + ": no such policy file; give the path of a policy .json file "
-                            "or an installed policy's name");
+            if (!fs::is_regular_file(file, ec)) throw Error(not_a_policy_file(file) + " or an installed policy's name");
         }
     } catch (const Error& e) {
         return {e.what()};
@@ -286,8 +293,7 @@ Policy load_policy(const std::string& name_or_path, std::span<const CompiledProf
 
 Policy load_policy_file(const fs::path& file, std::span<const CompiledProfile> compiled) {
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec))
-        throw Error(file.string() + ": no such policy file; give the path of a policy .json file");
+    if (!fs::is_regular_file(file, ec)) throw Error(not_a_policy_file(file));
     return load_from(file, compiled);
 }
 

@@ -75,6 +75,11 @@ std::string refusal(const std::string& dir_in, const Guarded& g) {
     if (dir_in.empty() || dir_in[0] != '/') return "is not an absolute path";
     const std::string dir = normal(dir_in);
     if (dir == "/") return "is the root directory";
+    // Directories every user and program share: the step could write what others run or read.
+    for (std::string_view shared : {"/tmp", "/var/tmp", "/dev/shm", "/run", "/var", "/usr", "/etc", "/opt", "/home",
+                                    "/srv", "/mnt", "/media"})
+        if (dir == shared)
+            return "is " + dir + ", shared with every user and program on this machine; use a directory of its own under it";
     for (const auto& h : g.homes) {
         if (dir == h) return "is the home directory";
         if (within(h, dir)) return "holds the home directory " + h;

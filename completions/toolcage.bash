@@ -31,16 +31,21 @@ _toolcage() {
     local opts=""
     case $sub in
         "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
-        check) opts="--policy --cwd --json --batch --explain" ;;
+        check) opts="--policy --cwd --workdir --json --batch --explain" ;;
         explain) opts="--policy --cwd" ;;
         log) opts="--file --deny --ask --cage --allow --since --agent --rule --stats --json --format --limit --all" ;;
-        run) opts="--policy --workdir --best-effort --verbose --" ;;
-        doctor) opts="--policy --workdir --json" ;;
+        run) opts="--policy --workdir --cwd --best-effort --verbose --" ;;
+        doctor) opts="--policy --workdir --cwd --json --hermes-home --plugin-dir" ;;
         hook) opts="--agent --policy" ;;
         policy)
             case $subsub in
-                "") COMPREPLY=($(compgen -W "list show validate which rules install openshell" -- "$cur")); return ;;
-                show|openshell|validate) opts="--relay"; [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$(_toolcage_policies)" -f -- "$cur")); return; } ;;
+                "") COMPREPLY=($(compgen -W "list show validate which rules install openshell lint" -- "$cur")); return ;;
+                show|validate) [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$(_toolcage_policies)" -f -- "$cur")); return; } ;;
+                openshell|lint)
+                    opts="--relay --openshell-policy --providers --agent-env --npm-registry"
+                    [[ $subsub == openshell ]] && opts="$opts --force"
+                    [[ $subsub == lint ]] && opts="$opts --json"
+                    [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$(_toolcage_policies)" -f -- "$cur")); return; } ;;
                 which) opts="--profile-dir" ;;
                 rules) opts="--long --json" ;;
                 install) opts="--name --force"; [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); compopt -o plusdirs 2>/dev/null; return; } ;;
@@ -48,10 +53,12 @@ _toolcage() {
         install|uninstall)
             case $subsub in
                 "") COMPREPLY=($(compgen -W "hermes claude openclaw --dry-run" -- "$cur")); return ;;
-                hermes) opts="--profile --hermes-home --policy --dry-run" ;;
-                claude) opts="--settings --policy --dry-run" ;;
-                openclaw) opts="--plugin-dir --dry-run" ;;
-            esac ;;
+                hermes) opts="--profile --hermes-home --plugin-dir --hermes-version --dry-run" ;;
+                claude) opts="--settings --dry-run" ;;
+                openclaw) opts="--config --plugin-dir --dry-run" ;;
+            esac
+            [[ $sub == install ]] && opts="$opts --policy"
+            [[ $sub == install && $subsub == hermes ]] && opts="$opts --print" ;;
     esac
     COMPREPLY=($(compgen -W "$opts --help --version" -- "$cur"))
 }
@@ -59,6 +66,6 @@ complete -F _toolcage toolcage
 
 _toolcage_relay() {
     local cur=${COMP_WORDS[COMP_CWORD]}
-    COMPREPLY=($(compgen -W "--listen --listen-fd --allow --upstream --upstream-file --token-file --allow-private --watch-fd --ready-fd --detach --log --step --max-tunnels --header-timeout-ms --connect-timeout-ms --idle-timeout --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--listen --listen-fd --allow --upstream --upstream-file --token-file --allow-private --watch-fd --ready-fd --detach --log --step --max-tunnels --header-timeout-ms --connect-timeout-ms --idle-timeout --idle-timeout-ms --help --version" -- "$cur"))
 }
 complete -F _toolcage_relay toolcage-relay

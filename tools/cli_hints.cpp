@@ -103,11 +103,21 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
     // 2. A command for run/check/explain without `--`: its options were read as ours.
     std::size_t at = 1;
     CLI::App* leaf = sub;
-    if (at < args.size() && !args[at].starts_with("-"))
+    if (at < args.size() && !args[at].starts_with("-")) {
         if (CLI::App* inner = find_sub(*sub, args[at])) {
             leaf = inner;
             ++at;
+        } else if (std::vector<std::string> names = subcommand_names(*sub); !names.empty()) {
+            // `toolcage policy frobnicate`, `toolcage install cursor`: the choices there are.
+            const std::string here = program + " " + sub->get_name();
+            std::string n = nearest(args[at], names);
+            if (!n.empty())
+                return here + ": unknown command \"" + args[at] + "\"; did you mean `" + here + " " + n + "`?";
+            std::string all;
+            for (const auto& x : names) all += (all.empty() ? "" : ", ") + x;
+            return here + ": unknown command \"" + args[at] + "\"; the commands are " + all;
         }
+    }
     bool dashdash = std::find(args.begin(), args.end(), "--") != args.end();
     const std::vector<std::string> known = option_names(*leaf);
     for (std::size_t i = at; i < args.size() && args[i] != "--"; ++i) {

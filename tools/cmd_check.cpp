@@ -2,6 +2,7 @@
 // --batch reads JSON Lines and answers one JSON object per line, in order; a bad line gets a
 // deny result with the reason, never a crash and never a skipped line.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,15 @@ const classify::Context& context_for(const std::string& cwd,
 
 Verdict bad_line(const std::string& why) { return {Decision::deny, "input.invalid", why}; }
 
+// A relative working directory ("." or "sub") is the one it names from here: the classifier
+// compares it with the workspace, which is absolute.
+std::string absolute_cwd(const std::string& cwd) {
+    if (cwd.empty() || cwd[0] == '/') return cwd;
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::absolute(cwd, ec);
+    return ec ? cwd : p.lexically_normal().string();
+}
+
 int run_batch(const CheckOptions& o, const Policy& policy) {
     std::map<std::string, classify::Context> contexts;
     std::string line;
@@ -61,20 +71,25 @@ int run_batch(const CheckOptions& o, const Policy& policy) {
             } else if (j.contains("cwd") && !j["cwd"].is_string()) {
                 v = bad_line("line " + std::to_string(n) + ": \"cwd\" must be a string");
             } else {
-                std::string cwd = j.value("cwd", o.cwd);
+                std::string cwd = absolute_cwd(j.value("cwd", o.cwd));
                 v = classify::classify_command(j["command"].get<std::string>(),
                                                context_for(cwd, contexts), policy);
             }
         } catch (const nlohmann::json::exception&) {
             v = bad_line("line " + std::to_string(n) + ": not valid JSON");
         }
-        std::cout << verdict_json(v).dump() << '\n';
+        std::cout << verdict_json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     }
     std::cout.flush();
     return std::cout.good() ? 0 : kExitBlock;
 }
 
-int run_check(const CheckOptions& o) {
+int run_check(CheckOptions o) {
+    o.cwd = absolute_cwd(o.cwd);
+    if (o.cwd.size() > 1 && o.cwd.back() == '/') o.cwd.pop_back();
+    if (o.batch && !o.command.empty())
+        throw Error("check: --batch reads the commands from stdin, one JSON object a line; give no command "
+                    "after -- (or drop --batch)");
     if (o.explain && !o.batch) return run_explain(o.policy, o.cwd, o.command);
     Policy policy = load_checked_policy(o.policy);
     if (o.batch) return run_batch(o, policy);
@@ -84,7 +99,7 @@ int run_check(const CheckOptions& o) {
     if (o.json) {
         auto j = verdict_json(v);
         j["policy"] = policy.name;
-        std::cout << j.dump() << '\n';
+        std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << "verdict: " << to_string(v.decision) << "\nrule:    " << v.rule
                   << "\nreason:  " << v.reason << "\npolicy:  " << policy.name << '\n';
@@ -98,7 +113,7 @@ Subcommand add_check_command(CLI::App& app) {
     auto opts = std::make_shared<CheckOptions>();
     auto* sub = app.add_subcommand("check", "Classify a shell command: allow, cage, ask or deny");
     sub->add_option("--policy", opts->policy, "An installed policy's name or a policy file");
-    sub->add_option("--cwd", opts->cwd, "The working directory the command would run in");
+    sub->add_option("--cwd,--workdir", opts->cwd, "The working directory the command would run in");
     sub->add_flag("--json", opts->json, "Print one JSON object");
     sub->add_flag("--batch", opts->batch,
                   "Read JSON Lines {\"command\", \"cwd\"} on stdin, write one result per line");

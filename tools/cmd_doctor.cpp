@@ -42,7 +42,7 @@ int run_doctor(const DoctorOptions& o) {
     if (o.json) {
         nlohmann::json j = cage::to_json(r);
         if (p.relay.enabled) j["relay_allow_ranges"] = p.relay.allow_ranges;
-        std::cout << j.dump(2) << '\n';
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << cage::to_text(r);
         if (p.relay.enabled && !p.relay.allow_ranges.empty()) {
@@ -64,7 +64,7 @@ Subcommand add_doctor_command(CLI::App& app) {
         app.add_subcommand("doctor", "What the kernel offers the cage, and what run enforces");
     sub->add_option("--policy", o->policy, "An installed policy's name or a policy file")
         ->default_str("default");
-    sub->add_option("--workdir", o->workdir, "The working directory a step would have");
+    sub->add_option("--workdir,--cwd", o->workdir, "The working directory a step would have");
     sub->add_flag("--json", o->json, "Print one JSON object");
     sub->add_option("--hermes-home", o->hermes_home,
                     "Also check that the plugin this Hermes profile loads as toolcage is toolcage's own");

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -109,6 +110,14 @@ int run_log(const LogOptions& o) {
     std::string path = o.file.empty() ? decision_log_path() : o.file;
     if (path.empty())
         throw Error("log: no decision log can be named; set TOOLCAGE_LOG or HOME, or pass --file");
+    // A --file given by hand that is missing or not a file is a mistake, not an empty log.
+    if (!o.file.empty()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec))
+            throw Error("log: --file " + path + ": no such file; name a decision log (decisions.jsonl)");
+        if (std::filesystem::is_directory(path, ec))
+            throw Error("log: --file " + path + ": is a directory; name the log file in it (decisions.jsonl)");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         if (::access(path.c_str(), F_OK) != 0) {
@@ -210,7 +219,18 @@ Subcommand add_log_command(CLI::App& app) {
                     "events, one JSON a line, for a file collector")
         ->check(CLI::IsMember({"table", "json", "ocsf"}));
     sub->add_option("-n,--limit", o->limit, "How many recent entries to show (default 20)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Validator(
+            [](const std::string& v) -> std::string {
+                std::size_t end = 0;
+                long n = 0;
+                try {
+                    n = std::stol(v, &end);
+                } catch (const std::exception&) {
+                    end = 0;
+                }
+                return end == v.size() && n >= 1 ? "" : "takes a count of 1 or more (--all shows every entry), not \"" + v + "\"";
+            },
+            "N>=1"));
     sub->add_flag("--all", o->all, "Show every matching entry");
     return {sub, [o] {
         if (o->format != "table") o->json = true;  // json and ocsf print the matching lines

@@ -55,8 +55,16 @@ int list_cmd() {
     return 0;
 }
 
+// The merged policy on stdout, as a policy file that validates and loads as it is (`policy show
+// forge > mine.json`); which files it was merged from on stderr.
 int show_cmd(const std::string& name) {
-    std::cout << policy_to_json(load_checked_policy(name)).dump(2) << '\n';
+    nlohmann::json j = policy_to_json(load_checked_policy(name));
+    std::string from;
+    for (const auto& f : j.value("files", nlohmann::json::array()))
+        if (f.is_string()) from += (from.empty() ? "" : ", ") + f.get<std::string>();
+    j.erase("files");
+    if (!from.empty()) std::cerr << "toolcage policy show: " << name << ", merged from " << from << '\n';
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
 }
 

@@ -18,7 +18,7 @@ Subcommand add_run_command(CLI::App& app) {
     auto* sub = app.add_subcommand("run", "Run one command inside the cage (Landlock + seccomp)");
     sub->add_option("--policy", o->policy, "An installed policy's name or a policy file")
         ->default_str("default");
-    sub->add_option("--workdir", o->workdir,
+    sub->add_option("--workdir,--cwd", o->workdir,
                     "Where the command runs; its git top level is {workspace} (default: here)");
     sub->add_option("--workspace", o->workspace,
                     "The workspace ({workspace}) when it is not chosen from --workdir");

@@ -1,5 +1,8 @@
 // `toolcage policy validate FILE|NAME`: every error, in one run.
+#include <algorithm>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cage/never_writable.h"
 #include "common/policy_loader.h"
@@ -9,8 +12,35 @@
 
 namespace toolcage::cli {
 
+namespace {
+
+// Override ids of the file itself that no rule has, read from its JSON when the policy as a whole
+// cannot be loaded: so that they are reported with the other errors, not after them are fixed.
+std::vector<std::string> unknown_overrides_in_file(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return {};
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false, true);
+    if (!doc.is_object() || !doc.contains("overrides") || !doc["overrides"].is_object()) return {};
+    Policy p;
+    p.file = file;
+    for (const auto& [id, v] : doc["overrides"].items()) p.overrides[id] = Decision::ask;
+    if (doc.contains("rules") && doc["rules"].is_array())
+        for (const auto& r : doc["rules"])
+            if (r.is_object() && r.contains("id") && r["id"].is_string()) {
+                ExtraRule e;
+                e.id = r["id"].get<std::string>();
+                p.rules.push_back(e);
+            }
+    return unknown_override_errors(p);
+}
+
+}  // namespace
+
 int policy_validate(const std::string& name_or_file) {
     std::vector<std::string> errors = policy_errors(name_or_file, compiled_profiles());
+    if (!errors.empty() && !is_policy_name(name_or_file))
+        for (auto& e : unknown_overrides_in_file(name_or_file))
+            if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(std::move(e));
     if (errors.empty()) {
         Policy p = load_policy(name_or_file, compiled_profiles());
         errors = unknown_override_errors(p);

@@ -54,12 +54,16 @@ int main(int argc, char** argv) {
     long header_ms = opt.header_timeout.count();
     long connect_ms = opt.connect_timeout.count();
     long idle_s = opt.idle_timeout.count() / 1000;
+    long idle_ms = 0;  // --idle-timeout-ms, as the other timeouts are given; wins over seconds
     app.add_option("--header-timeout-ms", header_ms, "time allowed for the request header (408)")
         ->check(CLI::Range(1L, 3'600'000L));
     app.add_option("--connect-timeout-ms", connect_ms, "time allowed to open the tunnel (504)")
         ->check(CLI::Range(1L, 3'600'000L));
-    app.add_option("--idle-timeout", idle_s, "seconds a tunnel may stay silent both ways")
-        ->check(CLI::Range(1L, 604'800L));
+    auto* idle_seconds = app.add_option("--idle-timeout", idle_s, "seconds a tunnel may stay silent both ways")
+                             ->check(CLI::Range(1L, 604'800L));
+    app.add_option("--idle-timeout-ms", idle_ms, "milliseconds a tunnel may stay silent both ways")
+        ->check(CLI::Range(1L, 604'800'000L))
+        ->excludes(idle_seconds);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -77,7 +81,7 @@ int main(int argc, char** argv) {
     }
     opt.header_timeout = std::chrono::milliseconds(header_ms);
     opt.connect_timeout = std::chrono::milliseconds(connect_ms);
-    opt.idle_timeout = std::chrono::seconds(idle_s);
+    opt.idle_timeout = idle_ms > 0 ? std::chrono::milliseconds(idle_ms) : std::chrono::seconds(idle_s);
     try {
         toolcage::relay::run_relay(opt);
     } catch (const toolcage::Error& e) {

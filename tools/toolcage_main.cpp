@@ -74,13 +74,18 @@ int run_main(int argc, char** argv) {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
-            int rc = app.exit(e);
-            if (rc != 0) {
-                std::string hint = slip_hint(app, std::vector<std::string>(argv + 1, argv + argc));
-                if (!hint.empty()) std::fprintf(stderr, "%s\n", hint.c_str());
-            }
-            if (rc != 0) refuse_hook_call(argc, argv, "bad command line: " + std::string(e.what()));
-            return rc == 0 ? 0 : kExitBlock;
+            // A slip toolcage recognises gets its own line alone (CLI11's would say what went
+            // wrong in its terms, not how to fix it); --help and --version print as CLI11 does.
+            std::string hint;
+            if (e.get_exit_code() != 0) hint = slip_hint(app, std::vector<std::string>(argv + 1, argv + argc));
+            int rc = 0;
+            if (hint.empty())
+                rc = app.exit(e);
+            else
+                std::fprintf(stderr, "%s\n", hint.c_str());
+            if (rc != 0 || !hint.empty())
+                refuse_hook_call(argc, argv, "bad command line: " + (hint.empty() ? std::string(e.what()) : hint));
+            return rc == 0 && hint.empty() ? 0 : kExitBlock;
         }
         for (auto& s : subs)
             if (s.app->parsed()) return s.run();

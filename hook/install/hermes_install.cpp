@@ -494,6 +494,9 @@ Outcome print_hermes(const HermesOptions& o, const std::string& intro) {
 
 Outcome install_hermes(const HermesOptions& o) {
     if (o.print) return print_hermes(o, "");
+    // A policy that is not installed is refused first, for a profile made later (the dry run's
+    // template) as well.
+    if (!o.policy.empty()) require_installed_policy(o.policy);
     HermesPaths p;
     try {
         p = hermes_paths(o);
@@ -503,7 +506,6 @@ Outcome install_hermes(const HermesOptions& o) {
                                    ".\nNothing would be changed. For a profile made later (an image "
                                    "template), this is what to write:\n\n");
     }
-    if (!o.policy.empty()) require_installed_policy(o.policy);
     const fs::path plugin_source = hermes_plugin_source(o.plugin_dir);
     const std::string command = hermes_command();
     ConfigPlan config = plan_config_install(p.config, command);

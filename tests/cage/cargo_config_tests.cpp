@@ -14,6 +14,7 @@
 #include "cage/cargo_config.h"
 #include "cage/refusals.h"
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 namespace fs = std::filesystem;
 using toolcage::cage::ExpandedCage;
@@ -169,12 +170,12 @@ bool have_cargo() { return ::access("/usr/bin/cargo", X_OK) == 0; }
 // `toolcage run` as root or nobody, optionally in a user namespace that may make no further
 // one (then the step has no mount namespace of its own).
 std::string run_toolcage(const CargoHome& h, bool nobody, bool no_userns, const std::string& args, int& status) {
-    std::string cmd = std::string(nobody ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "") +
+    std::string cmd = (nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
                       (no_userns ? "unshare --user --map-root-user sh -c "
                                    "'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' sh "
                                  : "") +
                       "env -i PATH=/usr/bin:/bin HOME=" + h.home + " LANG=C.UTF-8 TOOLCAGE_LOG=" + h.base +
-                      "/log/decisions.jsonl " + TOOLCAGE_BIN + " " + args + " 2>&1";
+                      "/log/decisions.jsonl " + testsupport::reachable(TOOLCAGE_BIN) + " " + args + " 2>&1";
     return steptest::run_shell("cd " + h.proj + " && " + cmd, status);
 }
 

@@ -33,9 +33,16 @@ const std::string bin = TOOLCAGE_BIN;
 TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][cli]") {
     CHECK(shell(bin + " run -- /bin/sh -c 'exit 3'").status == 3);
     CHECK(shell(bin + " run -- /bin/sh -c 'kill -KILL $$'").status == 128 + 9);
-    Out o = shell(bin + " run --workdir /tmp -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    char ws[] = "/tmp/toolcage-cli-XXXXXX";
+    REQUIRE(::mkdtemp(ws));
+    Out o = shell(bin + " run --workdir " + ws + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
     CHECK(o.status != 0);
     CHECK(o.text.find("Permission denied") != std::string::npos);
+    ::rmdir(ws);
+    // /tmp itself is every user's: never a workspace, as the home is not.
+    Out shared = shell(bin + " run --workdir /tmp -- /bin/true");
+    CHECK(shared.status == 2);
+    CHECK(shared.text.find("shared with every user") != std::string::npos);
 }
 
 TEST_CASE("toolcage run starts the relay for a relay-enabled policy", "[cage][cli]") {

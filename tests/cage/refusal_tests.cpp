@@ -16,6 +16,7 @@
 #include "cage/landlock_uapi.h"
 #include "cage/refusals.h"
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 using namespace steptest;
 using namespace toolcage::cage;
@@ -178,6 +179,89 @@ TEST_CASE("a caged connect to a host off the relay's list is explained: the host
     CHECK(lines[0].find("add \"off-the-list.example.org\" to relay.allow") != std::string::npos);
 }
 
+TEST_CASE("at a terminal the refusal is explained too, after the step, and the step keeps a terminal",
+          "[cage][refusal][tty]") {
+    if (::access("/usr/bin/script", X_OK) != 0) {
+        WARN("skipped: /usr/bin/script (util-linux) is not installed");
+        return;
+    }
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;
+    close_scratch_base(s);
+    put(s.state + "/.bashrc", "alias secret=1\n", 0644);
+    // script(1) gives toolcage a terminal for stdin, stdout and stderr.
+    std::string inner = (who == As::nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
+                        "env -i PATH=/usr/bin:/bin HOME=" + s.state + " XDG_STATE_HOME=" + s.state +
+                        " LANG=C.UTF-8 " + testsupport::reachable(TOOLCAGE_BIN) + " run --policy " + s.policy_file() +
+                        " -- /bin/sh -c 'test -t 2 && echo stderr-is-a-terminal; cat \\$HOME/.bashrc'";
+    int status = 0;
+    std::string out = run_shell("cd " + s.ws + " && script -qefc \"" + inner + "\" /dev/null", status);
+    INFO(out);
+    CHECK(out.find("alias secret") == std::string::npos);
+    CHECK(out.find("stderr-is-a-terminal") != std::string::npos);
+    std::size_t denied = out.find("Permission denied");
+    std::size_t explained = out.find("toolcage run: refused read " + s.state + "/.bashrc");
+    REQUIRE(explained != std::string::npos);
+    CHECK(denied < explained);
+    CHECK(out.find("toolcage run: refused read", explained + 1) == std::string::npos);
+}
+
+TEST_CASE("a step without network under a policy without one is told so, and which has one",
+          "[cage][refusal][network]") {
+    if (::access("/usr/bin/curl", X_OK) != 0) {
+        WARN("skipped: curl is not installed (install.sh installs it)");
+        return;
+    }
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;
+    s.policy["relay"]["enabled"] = false;
+    Result r = caged(s, who, "curl -sS --max-time 10 https://example.com/");
+    INFO(r.out);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("a connection to the network") != std::string::npos);
+    CHECK(lines[0].find("\"network-test\" gives the step no network") != std::string::npos);
+    CHECK(lines[0].find("forge") != std::string::npos);
+}
+
+TEST_CASE("a program in a directory left out of the step's PATH is named after the step", "[cage][refusal][path]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;
+    // A version manager's shim directory first on PATH, outside what the cage may execute.
+    std::string shims = s.state + "/.pyenv/shims";
+    put(shims + "/python3", "#!/bin/sh\necho shim\n", 0755);
+    Result r = run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c", "python3 -c 'print(1)'"},
+                            {who, false, {"PATH=" + shims + ":/usr/bin:/bin"}});
+    INFO(r.out);
+    CHECK(r.out.starts_with("1\n"));  // the system's python3 ran, not the shim
+    CHECK(r.out.find("note: the step's PATH leaves out") != std::string::npos);
+    CHECK(r.out.find("python3 in " + shims) != std::string::npos);
+    CHECK(r.out.find("cage.execute") != std::string::npos);
+    // A step that names nothing from there hears nothing of it.
+    Result quiet = run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/true"},
+                                {who, false, {"PATH=" + shims + ":/usr/bin:/bin"}});
+    CHECK(quiet.out.find("PATH leaves out") == std::string::npos);
+}
+
+TEST_CASE("a write in the read-only cage is explained with its path, and no cage.write is suggested",
+          "[cage][refusal][read-only]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO(name_of(who));
+    Scratch s;
+    Result r = run_toolcage(s, {"run", "--read-only", "--policy", s.policy_file(), "--", "touch", "newfile"},
+                            {who, false, {}});
+    INFO(r.out);
+    CHECK(r.status != 0);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("refused write " + s.ws + "/newfile") != std::string::npos);
+    CHECK(lines[0].find("read-only cage") != std::string::npos);
+    CHECK(lines[0].find("cage.write") == std::string::npos);
+}
+
 TEST_CASE("a step with no refusal prints nothing extra", "[cage][refusal]") {
     As who = GENERATE(As::root, As::nobody);
     Scratch s;
@@ -264,10 +348,78 @@ TEST_CASE("a refused path in a program's error line is found, with the access it
     CHECK(stderr_refusals({"ls: cannot access '/nope': No such file or directory"}, plan, paths,
                           false)
               .empty());
-    // A refusal with no path still says how to see more.
+    // A refusal with no path still says how to see more, and claims no file.
     auto vague = stderr_refusals({"npm ERR! Error: EACCES: permission denied"}, plan, paths, false);
     REQUIRE(vague.size() == 1);
     CHECK(vague[0].fix.find("toolcage doctor") != std::string::npos);
+    CHECK(is_unplaced(vague[0]));
+    CHECK(refusal_line(vague[0]).find("a file") == std::string::npos);
+}
+
+TEST_CASE("a refused path a program names apart from its refusal, or calls missing, is found",
+          "[cage][refusal][unit]") {
+    StepPaths paths{"/w/sub", "/w", "/t/step", "/home/u"};
+    LandlockPlan plan;
+    namespace ll = toolcage::landlock;
+    plan.rules = {{"/usr", ll::kFsReadFile | ll::kFsReadDir | ll::kFsExecute, true}};
+    // npm: the path on a line of its own.
+    for (std::string npm : {"npm error ", "npm ERR! "}) {
+        auto v = stderr_refusals({npm + "code EACCES", npm + "syscall mkdir", npm + "path /home/u/.npm/_cacache",
+                                  npm + "errno EACCES", npm + "Your cache folder contains root-owned files"},
+                                 plan, paths, false);
+        REQUIRE(v.size() == 1);
+        CHECK(v[0].access == "write");
+        CHECK(v[0].target == "/home/u/.npm/_cacache");
+    }
+    // A relative name after "cannot touch" / "cannot create": in the working directory.
+    for (std::string line : {"touch: cannot touch 'newfile': Permission denied",
+                             "touch: cannot touch \xe2\x80\x98newfile\xe2\x80\x99: Permission denied",
+                             "sh: 1: cannot create newfile: Permission denied"}) {
+        INFO(line);
+        auto v = stderr_refusals({line}, plan, paths, false);
+        REQUIRE(v.size() == 1);
+        CHECK(v[0].access == "write");
+        CHECK(v[0].target == "/w/sub/newfile");
+    }
+    // "python3: can't open file" keeps its apostrophe out of the path.
+    auto cant = stderr_refusals({"python3: can't open file 'x.py': [Errno 13] Permission denied"}, plan, paths, false);
+    REQUIRE(cant.size() == 1);
+    CHECK(is_unplaced(cant[0]));
+    // A path that is there but not granted, reported missing: the cage hid it. One that is not
+    // there is just missing.
+    char tmpl[] = "/tmp/toolcage-outside-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    std::string there = tmpl;
+    auto git = stderr_refusals({"fatal: repository '" + there + "' does not exist"}, plan, paths, false);
+    REQUIRE(git.size() == 1);
+    CHECK(git[0].access == "read");
+    CHECK(git[0].target == there);
+    CHECK(git[0].reason.find("does not exist") != std::string::npos);
+    CHECK(git[0].fix.find("cage.read") != std::string::npos);
+    CHECK(stderr_refusals({"cat: " + there + ": No such file or directory"}, plan, paths, false).size() == 1);
+    CHECK(stderr_refusals({"fatal: repository '" + there + "/gone' does not exist"}, plan, paths, false).empty());
+    ::rmdir(tmpl);
+}
+
+TEST_CASE("no name resolved and no route out are explained: no network, or not through the relay",
+          "[cage][refusal][unit]") {
+    for (std::string line : {"curl: (6) Could not resolve host: example.com",
+                             "npm error code EAI_AGAIN", "npm ERR! request to https://registry.npmjs.org/x failed, "
+                                                         "reason: getaddrinfo EAI_AGAIN registry.npmjs.org",
+                             "ssh: Could not resolve hostname github.com: Temporary failure in name resolution",
+                             "connect: Network is unreachable"}) {
+        INFO(line);
+        auto off = network_refusals({"something else", line}, false, "default");
+        REQUIRE(off.size() == 1);
+        CHECK(off[0].field == "relay.enabled");
+        CHECK(off[0].fix.find("\"default\" gives the step no network") != std::string::npos);
+        CHECK(off[0].fix.find("--policy forge") != std::string::npos);
+        auto on = network_refusals({line}, true, "forge");
+        REQUIRE(on.size() == 1);
+        CHECK(on[0].field == "relay.allow");
+        CHECK(on[0].fix.find("through the relay") != std::string::npos);
+    }
+    CHECK(network_refusals({"cat: x: Permission denied", "all good"}, false, "default").empty());
 }
 
 TEST_CASE("no refusal suggests opening the home directory, credentials or start-up files",

@@ -1,4 +1,5 @@
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -73,16 +74,21 @@ void refuse_user_namespaces() {
 pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch& how, int out) {
     std::vector<std::string> argv;
     if (how.who == As::nobody)
-        argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+        argv = testsupport::as_nobody_prefix();
     if (how.masked_proc)
         for (const char* a : {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c",
                               "mount -t tmpfs none /proc/sys && exec \"$@\"", "sh"})
             argv.emplace_back(a);
-    argv.push_back(TOOLCAGE_BIN);
+    argv.push_back(testsupport::reachable(TOOLCAGE_BIN));
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + s.state,
                                     "XDG_STATE_HOME=" + s.state, "LANG=C.UTF-8"};
-    env.insert(env.end(), how.env.begin(), how.env.end());
+    // The launch's own value of a variable replaces the default one (PATH, HOME).
+    for (const auto& e : how.env) {
+        std::string name = e.substr(0, e.find('=') + 1);
+        std::erase_if(env, [&](const std::string& d) { return d.starts_with(name); });
+        env.push_back(e);
+    }
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {

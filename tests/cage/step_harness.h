@@ -36,7 +36,7 @@ struct Scratch {
 struct Launch {
     As who = As::root;
     bool no_userns = false;        // a seccomp filter refuses CLONE_NEWUSER to toolcage
-    std::vector<std::string> env;  // added to PATH, HOME, XDG_STATE_HOME, LANG
+    std::vector<std::string> env;  // added to PATH, HOME, XDG_STATE_HOME, LANG (replacing one of them)
     // As in a container that masks part of /proc: toolcage starts in a user and mount namespace
     // of its own where /proc/sys is covered, so the kernel refuses the step a fresh /proc.
     bool masked_proc = false;

@@ -15,6 +15,7 @@
 #include "cage/step_settings.h"
 #include "common/git_config.h"
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 namespace fs = std::filesystem;
 using toolcage::cage::has_userinfo;
@@ -245,7 +246,7 @@ TEST_CASE("a caged step on a home with tokens: git works with the user's identit
         Home h;
         INFO((nobody ? "as nobody" : "as root"));
         // The workspace is the worker's own (git refuses a repository another user owns).
-        if (nobody) REQUIRE(::chown(h.ws.c_str(), 65534, 65534) == 0);
+        if (nobody && testsupport::can_switch_user()) REQUIRE(::chown(h.ws.c_str(), 65534, 65534) == 0);
         h.write("../ws/step.sh",
                 "set -e\n"
                 "git init -q repo && cd repo && echo x > f && git add f && git commit -qm one\n"
@@ -257,9 +258,9 @@ TEST_CASE("a caged step on a home with tokens: git works with the user's identit
                 ".cargo/credentials.toml .ssh/id_ed25519; do cat \"$HOME/$f\" 2>&1 || true; done\n"
                 "cat \"$GIT_CONFIG_GLOBAL\" \"$GIT_CONFIG_SYSTEM\" \"$NPM_CONFIG_USERCONFIG\" \"$PIP_CONFIG_FILE\"\n"
                 "echo END\n");
-        std::string cmd = std::string(nobody ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "") +
+        std::string cmd = (nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
                           "env -i PATH=/usr/bin:/bin HOME=" + h.home + " LANG=C.UTF-8 TOOLCAGE_LOG=" + h.base +
-                          "/log/decisions.jsonl GITHUB_TOKEN=SETTINGSSECRETenv " + TOOLCAGE_BIN +
+                          "/log/decisions.jsonl GITHUB_TOKEN=SETTINGSSECRETenv " + testsupport::reachable(TOOLCAGE_BIN) +
                           " run --policy default --workdir " + h.ws + " -- /bin/bash ./step.sh 2>&1";
         int status = 0;
         std::string out = steptest::run_shell(cmd, status);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cage/netns.h"
+#include "tests/other_user.h"
 
 namespace fs = std::filesystem;
 
@@ -25,11 +26,12 @@ struct Out {
 
 Out run_in_cage(bool nobody, const fs::path& ws, const fs::path& home, const std::string& script,
                 std::vector<std::string> opts = {},
-                const std::string& policy = TOOLCAGE_SOURCE_DIR "/profiles/default.json") {
+                const std::string& policy = testsupport::reachable(TOOLCAGE_SOURCE_DIR "/profiles/default.json")) {
     std::vector<std::string> argv;
     if (nobody)
-        argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
-    for (const char* a : {CAGE_RUNNER, "--policy"}) argv.emplace_back(a);
+        argv = testsupport::as_nobody_prefix();
+    argv.push_back(testsupport::reachable(CAGE_RUNNER));
+    argv.emplace_back("--policy");
     argv.push_back(policy);
     argv.push_back("--workdir");
     argv.push_back(ws.string());
@@ -76,7 +78,7 @@ struct Tree {
         home = base / "home";
         fs::create_directories(ws);
         fs::create_directories(home);
-        if (nobody) {
+        if (nobody && testsupport::can_switch_user()) {  // else the test's own user is "nobody"
             REQUIRE(::chown(ws.c_str(), 65534, 65534) == 0);
             REQUIRE(::chown(home.c_str(), 65534, 65534) == 0);
         }

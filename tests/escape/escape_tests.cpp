@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/other_user.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -97,8 +99,7 @@ std::string host_ipv4() {
 
 std::vector<std::string> as_user(As who, std::vector<std::string> argv) {
     if (who == As::root) return argv;
-    std::vector<std::string> out = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
-                                    "--clear-groups", "--"};
+    std::vector<std::string> out = testsupport::as_nobody_prefix();
     out.insert(out.end(), argv.begin(), argv.end());
     return out;
 }
@@ -156,7 +157,7 @@ struct Fixture {
     // The probe inside the cage, started from the workspace.
     Result caged(As who, std::vector<std::string> probe_args, std::vector<std::string> opts = {},
                  int stdin_fd = -1) {
-        std::vector<std::string> argv = {CAGE_RUNNER, "--policy", policy_file(), "--workdir",
+        std::vector<std::string> argv = {testsupport::reachable(CAGE_RUNNER), "--policy", policy_file(), "--workdir",
                                          ws.string()};
         argv.insert(argv.end(), opts.begin(), opts.end());
         argv.push_back("--");
@@ -505,6 +506,10 @@ TEST_CASE("an x32 system call kills the step", "[escape][arch]") {
 
 TEST_CASE("a setuid binary gains nothing in the cage; root in the cage holds no capability",
           "[escape][privilege]") {
+    if (!testsupport::can_switch_user()) {
+        WARN("skipped: only root can make a setuid-root binary to try");
+        return;
+    }
     As who = GENERATE(As::root, As::nobody);
     INFO(name_of(who));
     Fixture fx;
@@ -512,7 +517,7 @@ TEST_CASE("a setuid binary gains nothing in the cage; root in the cage holds no 
     fs::copy_file(ESCAPE_PROBE, suid);
     REQUIRE(::chown(suid.c_str(), 0, 0) == 0);
     REQUIRE(::chmod(suid.c_str(), 04755) == 0);
-    Result in = run(as_user(who, {CAGE_RUNNER, "--policy", fx.policy_file(), "--workdir",
+    Result in = run(as_user(who, {testsupport::reachable(CAGE_RUNNER), "--policy", fx.policy_file(), "--workdir",
                                   fx.ws.string(), "--", suid.string(), "privileged"}));
     REFUSED(in);
     Result out = run(as_user(who, {suid.string(), "privileged"}));
@@ -523,7 +528,7 @@ TEST_CASE("secrets are absent from the cage's environment", "[escape][env]") {
     As who = GENERATE(As::root, As::nobody);
     INFO(name_of(who));
     Fixture fx;
-    std::vector<std::string> argv = {CAGE_RUNNER,    "--policy", fx.policy_file(), "--workdir",
+    std::vector<std::string> argv = {testsupport::reachable(CAGE_RUNNER),    "--policy", fx.policy_file(), "--workdir",
                                      fx.ws.string(), "--",       "/usr/bin/env"};
     Result r = run(as_user(who, argv),
                    {"AWS_SECRET_ACCESS_KEY=leak1", "GITHUB_TOKEN=leak2", "LANG=C.UTF-8",
@@ -589,7 +594,7 @@ TEST_CASE("a fork bomb is contained by the process limit", "[escape][limits]") {
 TEST_CASE("cage status: exit codes, signals, and a missing program", "[cage][run]") {
     Fixture fx;
     auto run_sh = [&](const std::string& script) {
-        return run({CAGE_RUNNER, "--policy", fx.policy_file(), "--workdir", fx.ws.string(), "--",
+        return run({testsupport::reachable(CAGE_RUNNER), "--policy", fx.policy_file(), "--workdir", fx.ws.string(), "--",
                     "/bin/sh", "-c", script});
     };
     CHECK(run_sh("exit 0").status == 0);
@@ -597,7 +602,7 @@ TEST_CASE("cage status: exit codes, signals, and a missing program", "[cage][run
     CHECK(run_sh("kill -TERM $$").status == 128 + SIGTERM);
     // In the workspace: the runner's own directory (the test's cwd) holds a cage binary, which
     // no workspace may (common/workspace_choice.h).
-    Result missing = run({CAGE_RUNNER, "--policy", fx.policy_file(), "--workdir", fx.ws.string(), "--",
+    Result missing = run({testsupport::reachable(CAGE_RUNNER), "--policy", fx.policy_file(), "--workdir", fx.ws.string(), "--",
                           "no-such-program-x"});
     CHECK(missing.status == 127);
     CHECK(missing.out.find("execvp(\"no-such-program-x\")") != std::string::npos);

@@ -2,6 +2,7 @@
 // command or option, a command without `--`), --version everywhere, `toolcage log` and its
 // numbers against the log itself, `toolcage explain`, and the policy tooling.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -36,6 +37,33 @@ TEST_CASE("a mistyped command or option gets the nearest real one", "[cli]") {
     CHECK(r.err.find("did you mean --stats?") != std::string::npos);
     r = tc(f, {"policy", "rules", "--lnog"});
     CHECK(r.err.find("did you mean --long?") != std::string::npos);
+    // The subcommands of a subcommand are named too.
+    r = tc(f, {"policy", "frobnicate"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("toolcage policy: unknown command \"frobnicate\"; the commands are ") != std::string::npos);
+    CHECK(r.err.find("validate") != std::string::npos);
+    r = tc(f, {"install", "cursor"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("toolcage install: unknown command \"cursor\"; the commands are ") != std::string::npos);
+    CHECK(r.err.find("claude") != std::string::npos);
+    r = tc(f, {"policy", "valdiate", "x.json"});
+    CHECK(r.err.find("did you mean `toolcage policy validate`?") != std::string::npos);
+}
+
+TEST_CASE("a slip toolcage recognises gets its own message alone", "[cli]") {
+    HookFixture f;
+    for (auto args : std::vector<std::vector<std::string>>{{"chek", "--", "ls"},
+                                                           {"check", "--polcy", "forge", "--", "ls"},
+                                                           {"run", "ls", "-la"},
+                                                           {"policy", "frobnicate"}}) {
+        RunResult r = tc(f, args);
+        INFO(args[0] << " " << args[1] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.starts_with("toolcage"));
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        for (const char* cli11 : {"A subcommand is required", "not expected", "--help for more", "required"})
+            CHECK(r.err.find(cli11) == std::string::npos);
+    }
 }
 
 TEST_CASE("a command given to run without -- gets the fix", "[cli]") {
@@ -47,6 +75,53 @@ TEST_CASE("a command given to run without -- gets the fix", "[cli]") {
     CHECK(r.err.find("toolcage run --policy default -- ls -la") != std::string::npos);
     r = tc(f, {"check", "grep", "-rn", "x"});
     CHECK(r.err.find("toolcage check -- grep -rn x") != std::string::npos);
+}
+
+TEST_CASE("one clear error for each mistake in a file, a directory or a count given", "[cli]") {
+    HookFixture f;
+    RunResult r = tc(f, {"log", "-n", "0"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("1 or more") != std::string::npos);
+    CHECK(r.err.size() < 300);  // no range of 300-digit numbers
+    r = tc(f, {"log", "--file", f.ws});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is a directory") != std::string::npos);
+    r = tc(f, {"log", "--file", f.ws + "/missing.jsonl"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("no such file") != std::string::npos);
+    r = tc(f, {"check", "--policy", f.ws, "--", "ls"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(f.ws + ": is a directory, not a policy file") != std::string::npos);
+    r = tc(f, {"policy", "which", "--profile-dir", "/etc/passwd"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is a file, not a directory") != std::string::npos);
+}
+
+TEST_CASE("check reads a relative --cwd from where it runs, and takes --workdir as run does", "[cli]") {
+    HookFixture f;
+    std::string rel = std::filesystem::relative(f.ws, std::filesystem::current_path()).string();
+    for (const char* cmd : {"rm -rf out", "ls", "npm install"}) {
+        INFO(cmd << " in " << rel);
+        RunResult abs = tc(f, {"check", "--json", "--cwd", f.ws, "--", cmd});
+        RunResult relative = tc(f, {"check", "--json", "--cwd", rel, "--", cmd});
+        RunResult dotted = tc(f, {"check", "--json", "--workdir", rel + "/./", "--", cmd});
+        REQUIRE(abs.exit_code == 0);
+        CHECK(relative.out == abs.out);
+        CHECK(dotted.out == abs.out);
+    }
+    RunResult batch = tc(f, {"check", "--batch", "--", "ls"});
+    CHECK(batch.exit_code == 2);
+    CHECK(batch.err.find("give no command after --") != std::string::npos);
+}
+
+TEST_CASE("--json output stays JSON for bytes that are not UTF-8", "[cli]") {
+    HookFixture f;
+    RunResult r = tc(f, {"check", "--json", "--", "cat \xff\xfe.txt"});
+    INFO(r.err);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    CHECK(j.contains("verdict"));
 }
 
 TEST_CASE("--version on toolcage, its subcommands and toolcage-relay", "[cli]") {
@@ -219,10 +294,26 @@ TEST_CASE("policy validate reports every error in one run, and takes an installe
     RunResult r = tc(f, {"policy", "validate", bad});
     INFO(r.err);
     CHECK(r.exit_code == 1);
-    for (const char* where : {"/mood", "/on_cage", "/overrides/git.push", "/cage/read/0",
+    // The unknown override id with the rest, not once they are fixed.
+    for (const char* where : {"/mood", "/on_cage", "/overrides/git.push", "/overrides/no.such-rule", "/cage/read/0",
                               "/cage/read/2", "/cage/network", "/relay/allow/0", "/relay/allow/1"})
         CHECK(r.err.find(bad + ": " + where) != std::string::npos);
-    CHECK(r.err.find("8 errors") != std::string::npos);
+    CHECK(r.err.find("9 errors") != std::string::npos);
+
+    // What `policy show` prints is a policy file that validates and decides the same.
+    for (const char* name : {"default", "forge", "strict"}) {
+        INFO(name);
+        RunResult shown = tc(f, {"policy", "show", name});
+        REQUIRE(shown.exit_code == 0);
+        std::string copy = f.root / (std::string("shown-") + name + ".json");
+        write_file(copy, shown.out);
+        RunResult again = tc(f, {"policy", "validate", copy});
+        INFO(again.err);
+        CHECK(again.exit_code == 0);
+        RunResult a = tc(f, {"check", "--json", "--policy", name, "--cwd", f.ws, "--", "npm install"});
+        RunResult b = tc(f, {"check", "--json", "--policy", copy, "--cwd", f.ws, "--", "npm install"});
+        CHECK(json::parse(a.out)["verdict"] == json::parse(b.out)["verdict"]);
+    }
 
     RunResult ok = tc(f, {"policy", "validate", "forge"});
     CHECK(ok.exit_code == 0);

@@ -132,6 +132,13 @@ TEST_CASE("install hermes --dry-run on a profile that does not exist yet prints 
     CHECK(r.out.find("Nothing would be changed") != std::string::npos);
     CHECK(r.out.find("fail_closed: true") != std::string::npos);
     CHECK_FALSE(file_exists(d / "later"));
+    // A policy that is not installed is refused there too, as for a profile that exists.
+    Run bad = run_toolcage({"install", "hermes", "--dry-run", "--hermes-home", (d / "later").string(), "--policy",
+                            "no-such-policy"},
+                           d.str());
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("no-such-policy") != std::string::npos);
+    CHECK_FALSE(file_exists(d / "later"));
 }
 
 TEST_CASE("install hermes says what each Hermes version enforces, and claims nothing it cannot",

@@ -23,6 +23,7 @@
 #include "cage/step_init.h"
 #include "common/git_config.h"
 #include "support.h"
+#include "tests/other_user.h"
 
 using namespace integrity;
 using nlohmann::json;
@@ -113,7 +114,7 @@ struct Background {
 };
 
 std::vector<std::string> run_argv(const Workspace& w, const std::string& policy, const std::string& script) {
-    return as_user(w.who, {TOOLCAGE_BIN, "run", "--policy", policy, "--workdir", w.ws.string(), "--", "/bin/sh",
+    return as_user(w.who, {testsupport::reachable(TOOLCAGE_BIN), "run", "--policy", policy, "--workdir", w.ws.string(), "--", "/bin/sh",
                            "-c", script});
 }
 
@@ -441,11 +442,10 @@ TEST_CASE("the hook finishes a killed step's restore before it decides", "[fence
                             {"cwd", w.ws.string()},    {"hook_event_name", "PreToolUse"},
                             {"tool_name", "Bash"},     {"tool_input", {{"command", "ls"}}}};
             std::vector<std::string> args = {"hook", "--agent", "claude"};
-            std::string bin = TOOLCAGE_BIN;
-            if (who == As::nobody) {
-                args.insert(args.begin(), {"--reuid=65534", "--regid=65534", "--clear-groups", "--", bin});
-                bin = "/usr/bin/setpriv";
-            }
+            args.insert(args.begin(), testsupport::reachable(TOOLCAGE_BIN));
+            args = as_user(who, args);
+            std::string bin = args.front();
+            args.erase(args.begin());
             auto r = toolcage::test::run_binary(bin, args, payload.dump(), w.env());
             INFO(r.out << r.err);
             CHECK(r.exit_code == 0);
@@ -668,7 +668,7 @@ TEST_CASE("doctor says whether steps get a PID namespace", "[fence][reads][docto
     for (As who : {As::root, As::nobody}) {
         DYNAMIC_SECTION(name_of(who)) {
             Workspace w(who);
-            Result r = run(as_user(who, {TOOLCAGE_BIN, "doctor", "--policy", w.policy()}), w.env(), w.ws.string());
+            Result r = run(as_user(who, {testsupport::reachable(TOOLCAGE_BIN), "doctor", "--policy", w.policy()}), w.env(), w.ws.string());
             INFO(r.out);
             if (namespaces_available(who)) {
                 CHECK(r.out.find("processes: a PID namespace per step") != std::string::npos);

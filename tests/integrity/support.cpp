@@ -1,4 +1,5 @@
 #include "support.h"
+#include "tests/other_user.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -54,7 +55,7 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
 
 std::vector<std::string> as_user(As who, std::vector<std::string> argv) {
     if (who == As::root) return argv;
-    std::vector<std::string> out = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    std::vector<std::string> out = testsupport::as_nobody_prefix();
     out.insert(out.end(), argv.begin(), argv.end());
     return out;
 }
@@ -114,7 +115,7 @@ Result Workspace::caged(const std::string& script, const std::string& policy_fil
                         const std::map<std::string, std::string>& extra_env) const {
     auto e = env();
     for (const auto& [k, v] : extra_env) e[k] = v;
-    return run(as_user(who, {TOOLCAGE_BIN, "run", "--policy", policy_file, "--workdir", ws.string(), "--",
+    return run(as_user(who, {testsupport::reachable(TOOLCAGE_BIN), "run", "--policy", policy_file, "--workdir", ws.string(), "--",
                              "/bin/sh", "-c", script}),
                e, ws.string());
 }

@@ -580,6 +580,18 @@ TEST_CASE("an idle tunnel is closed after --idle-timeout") {
     CHECK(wait_for_log(relay, "idle timeout"));
 }
 
+TEST_CASE("--idle-timeout-ms gives the idle timeout in milliseconds, as the other timeouts") {
+    EchoServer echo;
+    std::string target = "localhost:" + std::to_string(echo.port());
+    RelayProcess relay({"--allow", target, "--allow-private", "--idle-timeout-ms", "300"});
+    int fd = open_tunnel(relay.port(), target);
+    bool eof = false;
+    read_all(fd, 4000ms, &eof);  // read as seconds, 300 would keep it open far longer
+    ::close(fd);
+    CHECK(eof);
+    CHECK(wait_for_log(relay, "idle timeout"));
+}
+
 TEST_CASE("out of file descriptors, the relay backs off instead of spinning") {
     EchoServer echo;
     std::string target = "localhost:" + std::to_string(echo.port());

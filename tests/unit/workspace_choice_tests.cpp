@@ -40,6 +40,12 @@ TEST_CASE("the root, the home, its ancestors and trees holding toolcage are refu
     CHECK(!ws::refusal((home / ".claude").string(), g).empty());
     CHECK(ws::refusal((home / "proj").string(), g).empty());
     CHECK(ws::refusal("relative", g) == "is not an absolute path");
+    // Directories every user shares: a step would write what others run or read.
+    for (const char* shared : {"/tmp", "/tmp/", "/var/tmp", "/dev/shm", "/usr", "/etc", "/home"}) {
+        INFO(shared);
+        CHECK(ws::refusal(shared, g).find("shared with every user") != std::string::npos);
+    }
+    CHECK(ws::refusal((t.path / "home").string(), g).find("holds the home directory") == 0);  // below /tmp: its own
 }
 
 TEST_CASE("a dotfiles .git in the home does not widen the workspace; the project below it is chosen",

@@ -1,0 +1,26 @@
+// The tests' unprivileged user: the argv that runs a program as nobody (65534), and the built
+// programs and policies where that user can reach them (the build tree may sit in a home only
+// its owner can enter, as /root is).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace testsupport {
+
+// `setpriv --reuid=65534 --regid=65534 --clear-groups --` to put before a program's argv when
+// the tests run as root; empty when they do not (only root can switch users: the tests' own
+// unprivileged user then stands in for nobody, and a warning says so once).
+std::vector<std::string> as_nobody_prefix();
+// The same as one string for a shell command line ("" or "setpriv ... -- ").
+std::string as_nobody_shell_prefix();
+// True when the "as nobody" cases really run as another user (the tests run as root).
+bool can_switch_user();
+
+// A copy of the file at `built` in a scratch directory under /tmp that every user can enter
+// (made on first use, removed when the test program ends): programs 0755, other files 0644.
+// toolcage keeps toolcage-relay and share/toolcage beside it, as installed, so that it finds its
+// relay and the shipped policies by name.
+std::string reachable(const std::string& built);
+
+}  // namespace testsupport
