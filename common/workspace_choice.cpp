@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "common/policy_loader.h"
+#include "common/user_home.h"
 
 namespace fs = std::filesystem;
 
@@ -27,13 +28,13 @@ bool within(const std::string& p, const std::string& dir) {
     return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
 }
 
-void add_kept(Guarded& g, const std::string& path, const std::string& what) {
+void add_kept(Guarded& g, const std::string& path, const std::string& what, bool inside_too = false) {
     if (path.empty() || path[0] != '/') return;
-    g.keep_out.push_back({normal(path), what});
+    g.keep_out.push_back({normal(path), what, inside_too});
     // The same place by its real name, when a symlink leads there.
     std::error_code ec;
     fs::path real = fs::weakly_canonical(path, ec);
-    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what});
+    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what, inside_too});
 }
 
 void add_home(Guarded& g, const char* h) {
@@ -59,6 +60,8 @@ Guarded guarded_from_process() {
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries");
     for (const auto& d : profile_dirs()) add_kept(g, d.string(), "toolcage's installed policies");
+    // A step may write all of its workspace: never one that holds toolcage's journal.
+    for (const auto& d : private_state_dirs()) add_kept(g, d, "toolcage's own state", true);
     if (const char* hh = std::getenv("HERMES_HOME"); hh && hh[0] == '/')
         add_kept(g, hh, "Hermes' home ($HERMES_HOME)");
     for (const auto& h : std::vector<std::string>(g.homes)) {
@@ -78,8 +81,10 @@ std::string refusal(const std::string& dir_in, const Guarded& g) {
         if (dir == h) return "is the home directory";
         if (within(h, dir)) return "holds the home directory " + h;
     }
-    for (const auto& k : g.keep_out)
+    for (const auto& k : g.keep_out) {
         if (within(k.path, dir)) return "holds " + k.path + " (" + k.what + ")";
+        if (k.inside_too && within(dir, k.path)) return "lies in " + k.path + " (" + k.what + ")";
+    }
     return {};
 }
 

@@ -12,14 +12,16 @@ namespace toolcage::workspace {
 struct Kept {
     std::string path;  // absolute, normal
     std::string what;  // for the refusal: "toolcage's binaries", "Claude Code's configuration"
+    bool inside_too = false;  // nor lie inside it (toolcage's state: the journal)
 };
 struct Guarded {
     std::vector<std::string> homes;  // $HOME and the passwd entry's home (absolute, normal)
     std::vector<Kept> keep_out;      // what a workspace may not be or contain
 };
 
-// From the environment: $HOME, the passwd home; toolcage's binary directory and the policy
-// directories; the agents' configuration ($HERMES_HOME, ~/.hermes, ~/.claude, ~/.openclaw).
+// From the environment: $HOME, the passwd home; toolcage's binary directory, the policy
+// directories and its state directories (common/user_home.h); the agents' configuration
+// ($HERMES_HOME, ~/.hermes, ~/.claude, ~/.openclaw).
 Guarded guarded_from_process();
 
 // Why `dir` (absolute) cannot be a workspace, in words; empty when it can.
