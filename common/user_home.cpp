@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 #include "common/error.h"
 
@@ -19,6 +20,32 @@ std::string mode_text(mode_t m) {
     std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m & 07777));
     return buf;
 }
+
+// The uid an owner outside this user namespace shows as, when this process runs in a user
+// namespace that does not map the host's root (a container's, or `unshare --map-root-user`):
+// there the host's root-owned directories (/, /tmp, /home) show as the overflow uid and count as
+// root's. -1 in the initial namespace.
+long unmapped_root_uid() {
+    static const long uid = [] {
+        FILE* f = std::fopen("/proc/self/uid_map", "re");
+        if (!f) return -1L;
+        unsigned long inside = 0, outside = 0, count = 0;
+        bool maps_root = false;
+        while (std::fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3)
+            if (outside == 0 && count > 0) maps_root = true;
+        std::fclose(f);
+        if (maps_root) return -1L;
+        long overflow = 65534;
+        if (FILE* o = std::fopen("/proc/sys/kernel/overflowuid", "re")) {
+            if (std::fscanf(o, "%ld", &overflow) != 1) overflow = 65534;
+            std::fclose(o);
+        }
+        return overflow;
+    }();
+    return uid;
+}
+
+bool root_owned(uid_t owner) { return owner == 0 || static_cast<long>(owner) == unmapped_root_uid(); }
 
 }  // namespace
 
@@ -106,9 +133,9 @@ std::string private_dir_problem(const std::string& dir) {
                 return at + ": mode " + mode_text(st.st_mode) + ", not 0700 (group or others have rights on it)";
             return "";
         }
-        if (st.st_uid != me && st.st_uid != 0)
+        if (st.st_uid != me && !root_owned(st.st_uid))
             return at + ": owned by uid " + std::to_string(st.st_uid) + " (neither root nor the user)";
-        const bool sticky_root = (st.st_mode & S_ISVTX) && st.st_uid == 0;
+        const bool sticky_root = (st.st_mode & S_ISVTX) && root_owned(st.st_uid);
         if ((st.st_mode & 022) && !sticky_root)
             return at + ": mode " + mode_text(st.st_mode) + ", writable by group or others";
         i = j + 1;

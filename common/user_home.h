@@ -30,7 +30,9 @@ std::vector<std::string> private_state_dirs();
 // Why `dir` cannot be trusted as a directory only toolcage writes, or "" when it can: every
 // component from / down must be a real directory (no symlink), owned by root or the user, and
 // writable by no one else unless it is a root-owned sticky directory (/tmp); `dir` itself must
-// be the user's, with no group or other permission bits. The answer names the path and the check.
+// be the user's, with no group or other permission bits. In a user namespace that does not map
+// the host's root, root's directories show as the overflow uid and count as root's. The answer
+// names the path and the check.
 std::string private_dir_problem(const std::string& dir);
 
 // mkdir -p, 0700 for what it makes; "" or the failing call as written.

@@ -1,4 +1,6 @@
 // `toolcage run` and `toolcage doctor` through the built binary.
+#include "common/user_home.h"
+
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -74,7 +76,8 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
         REQUIRE(f);
         std::fprintf(f, "{\"extends\": \"default\", \"cage\": {\"network\": \"%s\"}}", mode);
         std::fclose(f);
-        std::string log = d + "/" + mode + ".jsonl";
+        // $TOOLCAGE_LOG counts only under toolcage's state directory (common/user_home.h).
+        std::string log = toolcage::primary_state_dir() + "/test-logs/" + d.substr(d.rfind('/') + 1) + "-" + mode + ".jsonl";
         Out o = shell("TOOLCAGE_LOG=" + log + " " + bin + " run --policy " + policy + " --workdir " + d +
                       " -- /bin/sh -c 'exit 4'");
         INFO(o.text);
@@ -85,6 +88,7 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
         CHECK(j["network"] == mode);
         CHECK(j["status"] == 4);
         CHECK(j["command"] == "/bin/sh -c exit 4");
+        std::remove(log.c_str());
     }
     shell("rm -rf " + d);
 }
