@@ -2,6 +2,7 @@
 #include "common/user_home.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -35,9 +36,15 @@ const std::string bin = TOOLCAGE_BIN;
 TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][cli]") {
     CHECK(shell(bin + " run -- /bin/sh -c 'exit 3'").status == 3);
     CHECK(shell(bin + " run -- /bin/sh -c 'kill -KILL $$'").status == 128 + 9);
-    Out o = shell(bin + " run --workdir /tmp -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    // Not /tmp itself: it holds toolcage's fallback state directory, so it is no workspace.
+    char dir[] = "/tmp/toolcage-cli-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    Out o = shell(bin + " run --workdir " + dir + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    ::rmdir(dir);
+    INFO(o.text);
     CHECK(o.status != 0);
     CHECK(o.text.find("Permission denied") != std::string::npos);
+    CHECK(shell(bin + " run --workdir /tmp -- /bin/true").text.find("toolcage's own state") != std::string::npos);
 }
 
 TEST_CASE("toolcage run starts the relay for a relay-enabled policy", "[cage][cli]") {
