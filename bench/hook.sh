@@ -15,7 +15,11 @@ command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get i
 WORK=$(mktemp -d /tmp/toolcage-bench-hook-XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/ws/.git" "$WORK/home/.hermes"
-export HOME="$WORK/home" HERMES_HOME="$WORK/home/.hermes" TOOLCAGE_LOG="$WORK/decisions.jsonl"
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
+STATE="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage"
+[ -d "$(dirname "$(dirname "$STATE")")" ] || STATE="/tmp/toolcage-state-$(id -u)"
+export HOME="$WORK/home" HERMES_HOME="$WORK/home/.hermes" TOOLCAGE_LOG="$STATE/bench-logs/$(basename "$WORK").jsonl"
+trap 'rm -rf "$WORK"; rm -f "$TOOLCAGE_LOG"' EXIT
 PAYLOAD="$WORK/payload.json"
 python3 - "$WORK/ws" > "$PAYLOAD" <<'PY'
 import json, sys

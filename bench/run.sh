@@ -19,6 +19,7 @@ section "Classifier throughput (Google Benchmark, one core)" \
 section "toolcage check: whole process" "$here/check.sh" "$build"
 section "toolcage hook: whole process" "$here/hook.sh" "$build"
 section "toolcage hook with the fleet's collector: whole process" "$here/fleet.sh" "$build"
+section "toolcage hook: 10,000 stale journals against none" "$here/journal.sh" "$build"
 section "toolcage run: whole process" "$here/cage.sh" "$build"
 section "toolcage-relay" "$here/relay.sh" "$build"
 [ -x "$here/e2e.sh" ] && section "End to end: bare and through the hook's rewrite" "$here/e2e.sh" "$build"

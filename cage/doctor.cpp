@@ -12,8 +12,11 @@
 #include "cage/landlock_uapi.h"
 #include "cage/netns.h"
 #include "cage/seccomp_rules.h"
+#include "cage/recover.h"
 #include "cage/step_init.h"
 #include "cage/workspace.h"
+#include "common/decision_log.h"
+#include "common/user_home.h"
 
 namespace fs = std::filesystem;
 
@@ -70,7 +73,7 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     paths.workdir = workdir;
     paths.workspace = find_workspace(workdir);
     paths.tmp = "/tmp/toolcage-STEP";  // made fresh by each run
-    if (const char* h = std::getenv("HOME"); h && h[0] == '/') paths.home = h;
+    paths.home = user_home();  // as `run` has it: the user database's
     ExpandedCage cage = expand_cage_policy(policy.cage, paths);
 
     int abi = std::min(r.kernel.landlock_abi, landlock::kKnownAbi);
@@ -135,6 +138,14 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
                              "granted, and a step's daemon outlives a killed supervisor until the next "
                              "run or hook for the workspace kills it");
     r.audit_mode = policy.mode == "audit";
+    r.state_dir = state_dir(false);
+    for (const auto& d : private_state_dirs())
+        if (struct stat st {}; ::lstat(d.c_str(), &st) == 0)
+            if (std::string p = private_dir_problem(d); !p.empty())
+                r.warnings.push_back("toolcage's state directory " + p + ": it is not used (journals and the "
+                                     "decision log go elsewhere); make it the user's, mode 0700, or remove it");
+    if (std::string why = refused_log_variable(); !why.empty()) r.warnings.push_back(why);
+    r.housekeeping = journal_housekeeping();
     if (r.kernel.landlock_abi >= 7) {
         AuditAvailability a = landlock_audit_availability();
         r.refusal_source = a.readable ? "the kernel's Landlock audit records"
@@ -221,6 +232,8 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"step_network_why", r.step_network_why},
         {"warnings", r.warnings},
         {"refusal_source", r.refusal_source},
+        {"state_dir", r.state_dir},
+        {"housekeeping", r.housekeeping},
     };
 }
 
@@ -286,6 +299,9 @@ std::string to_text(const DoctorReport& r) {
       << '\n';
     if (!r.network_note.empty()) o << "    note: " << r.network_note << '\n';
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
+    o << "  state: " << (r.state_dir.empty() ? std::string("none yet") : r.state_dir)
+      << " (journal, decision log; from the user database)\n";
+    for (const auto& h : r.housekeeping) o << "    housekeeping: " << h << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
                       : "\n`toolcage run` would refuse: " + r.refusal + "\n");
     if (r.audit_mode) o << kAuditWarning;

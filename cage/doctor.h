@@ -41,10 +41,15 @@ struct DoctorReport {
     bool audit_mode = false;  // the policy's "mode" is "audit": the hook refuses nothing
     // Where `run` learns what Landlock refused: the kernel's audit records, or the step's stderr.
     std::string refusal_source;
+    // toolcage's own state directory (common/user_home.h), and what the journal housekeeping did
+    // (cage/recover.h: journals of workspaces that no longer exist removed).
+    std::string state_dir;
+    std::vector<std::string> housekeeping;
 };
 
 // `workdir` stands for the step's working directory ({workspace} is its git top level);
 // `relay_linked` says whether this toolcage can start a relay for a policy that enables one.
+// Also runs the journal housekeeping (journal_housekeeping).
 DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_landlock_abi,
                       bool relay_linked = false);
 

@@ -188,6 +188,12 @@ Environment build_environment(const Environment& outer, const EnvironmentSpec& s
         if (is_kept_variable(k, spec.env_keep) && !is_secret_reference(v) &&
             !is_outer_proxy_variable(k))
             env[k] = v;
+    // The caller's HOME is whatever the agent's shell exported; the step gets the user's own
+    // (a policy's env_set may still name another).
+    if (!spec.home.empty())
+        env["HOME"] = spec.home;
+    else
+        env.erase("HOME");
     for (const auto& [k, v] : spec.env_set)
         if (!is_secret_reference(v)) env[k] = v;
     env["PATH"] = filter_path(env.count("PATH") ? env["PATH"] : "", spec.execute);

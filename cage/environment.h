@@ -37,6 +37,7 @@ struct EnvironmentSpec {
     std::string workdir;                         // PWD
     std::string tmpdir;                          // TMPDIR
     std::string relay_url;                       // empty: no relay
+    std::string home;                            // HOME: the user database's, never the caller's
 };
 
 Environment build_environment(const Environment& outer, const EnvironmentSpec& spec);

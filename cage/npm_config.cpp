@@ -160,100 +160,6 @@ Layer parse_npmrc(const std::string& text, const Environment& env) {
     return out;
 }
 
-// npm's environment layer: npm_config_* in any case, "_" for "-" after the first character,
-// empty values skipped; a later variable wins.
-Layer environment_layer(const Environment& env) {
-    Layer out;
-    for (const auto& [k, v] : env) {
-        if (k.size() <= 11 || v.empty()) continue;
-        std::string prefix = k.substr(0, 11);
-        for (auto& c : prefix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (prefix != "npm_config_") continue;
-        std::string key = k.substr(11);
-        if (!key.starts_with("//")) {
-            for (std::size_t j = 1; j < key.size(); ++j)
-                if (key[j] == '_') key[j] = '-';
-            for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-        out[key] = {v, true};
-    }
-    return out;
-}
-
-const Setting* find(const std::string& key, std::initializer_list<const Layer*> layers) {
-    for (const Layer* l : layers) {
-        auto it = l->find(key);
-        if (it != l->end()) return &it->second;
-    }
-    return nullptr;
-}
-
-// node's path.resolve() against `cwd`.
-std::string resolve(const std::string& cwd, const std::string& p) {
-    fs::path r = fs::path(cwd) / p;  // an absolute `p` replaces `cwd`
-    std::string s = r.lexically_normal().string();
-    while (s.size() > 1 && s.back() == '/') s.pop_back();
-    return s;
-}
-
-// A path setting as npm's parseField makes it: "~/" from HOME, else resolved against `cwd`.
-std::string path_value(const std::string& raw, const std::string& home, const std::string& cwd,
-                       const Environment& env) {
-    std::string f = env_replace(trim(raw), env);
-    if (f.starts_with("~/") && !home.empty()) return resolve(home, f.substr(2));
-    return resolve(cwd, f);
-}
-
-// `name` on PATH as execvp finds it (an empty entry is the current directory).
-std::string on_path(const std::string& name, const Environment& env, const std::string& cwd) {
-    auto it = env.find("PATH");
-    std::string path = it != env.end() ? it->second : "/bin:/usr/bin";
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        std::size_t end = path.find(':', start);
-        if (end == std::string::npos) end = path.size();
-        std::string dir = path.substr(start, end - start);
-        start = end + 1;
-        std::string candidate = resolve(cwd, (dir.empty() ? "." : dir) + "/" + name);
-        struct stat st {};
-        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-            ::access(candidate.c_str(), X_OK) == 0)
-            return candidate;
-    }
-    return "";
-}
-
-std::string real_path(const std::string& p) {
-    char buf[PATH_MAX];
-    return ::realpath(p.c_str(), buf) ? std::string(buf) : std::string();
-}
-
-bool exists(const std::string& p, bool dir) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0 && (dir ? S_ISDIR(st.st_mode) : true);
-}
-
-// The default in npm's own table of settings: registry: new Definition('registry', { default: '...'.
-std::optional<std::string> default_registry(const std::string& npm_dir) {
-    std::string text;
-    if (!read_file(npm_dir + "/node_modules/@npmcli/config/lib/definitions/definitions.js", text))
-        return std::nullopt;
-    const std::string head = "registry: new Definition('registry', {";
-    std::size_t at = text.find(head);
-    if (at == std::string::npos) return std::nullopt;
-    at += head.size();
-    std::size_t d = text.find("default:", at);
-    std::size_t next = text.find("new Definition(", at);
-    if (d == std::string::npos || (next != std::string::npos && d > next)) return std::nullopt;
-    std::size_t q = text.find_first_not_of(" \t\r\n", d + 8);
-    if (q == std::string::npos || (text[q] != '\'' && text[q] != '"')) return std::nullopt;
-    std::size_t e = text.find(text[q], q + 1);
-    if (e == std::string::npos) return std::nullopt;
-    std::string url = text.substr(q + 1, e - q - 1);
-    if (url.empty() || url.find_first_of("\\\n'\"`$") != std::string::npos) return std::nullopt;
-    return url;
-}
-
 }  // namespace
 
 std::vector<NpmrcSetting> npmrc_settings(const std::string& text, const Environment& env) {
@@ -268,95 +174,21 @@ std::vector<NpmrcSetting> npmrc_settings(const std::string& text, const Environm
 
 bool read_small_file(const std::string& path, std::string& out) { return read_file(path, out); }
 
-NpmRegistry npm_registry_setting(const Environment& env, const std::string& cwd) {
-    NpmRegistry unknown;
-    NpmRegistry answer;
-    answer.known = true;
-
-    // npm itself: .../bin/npm-cli.js, run by the node its first line names.
-    std::string npm = on_path("npm", env, cwd);
-    if (npm.empty()) return answer;  // not installed: npm would not answer either
-    std::string cli = real_path(npm);
-    if (!cli.ends_with("/bin/npm-cli.js")) return unknown;
-    const std::string npm_dir = fs::path(cli).parent_path().parent_path().string();
-    std::string script;
-    if (!read_file(cli, script)) return unknown;
-    std::string first = script.substr(0, script.find('\n'));
-    std::string node;
-    if (first == "#!/usr/bin/env node")
-        node = on_path("node", env, cwd);
-    else if (first.starts_with("#!/") && first.find(' ') == std::string::npos)
-        node = first.substr(2);
-    std::string exec_path = node.empty() ? "" : real_path(node);
-    if (exec_path.empty()) return unknown;
-
-    auto var = [&](const char* k) {
-        auto it = env.find(k);
-        return it != env.end() ? it->second : std::string();
-    };
-    std::string home = var("HOME");
-    if (home.empty()) {
-        struct passwd* pw = ::getpwuid(::geteuid());
-        if (pw && pw->pw_dir) home = pw->pw_dir;
-    }
-    std::string global_prefix = var("PREFIX");
-    if (global_prefix.empty()) {
-        global_prefix = fs::path(exec_path).parent_path().parent_path().string();
-        if (!var("DESTDIR").empty())
-            global_prefix = (fs::path(var("DESTDIR")) / global_prefix.substr(1)).string();
-    }
-
-    Layer from_env = environment_layer(env);
-    Layer builtin, project, user, global;
-    std::vector<std::string> loaded;
-    auto load = [&](const std::string& file, Layer& into) {
-        loaded.push_back(file);
+std::string npm_registry_from_files(const std::string& home, const std::string& global_npmrc) {
+    // npm's order: the user's file over the global one, then npm's default. Only the
+    // top-level `registry` key counts; a value with `${VAR}` is taken as written (it names no
+    // host, and is dropped by the caller).
+    for (const std::string& file : {home.empty() ? std::string() : home + "/.npmrc", global_npmrc}) {
         std::string text;
-        if (read_file(file, text)) into = parse_npmrc(text, env);
-    };
-    auto path_of = [&](const char* key, std::initializer_list<const Layer*> layers,
-                       const std::string& fallback) {
-        const Setting* s = find(key, layers);
-        return s && s->plain ? path_value(s->text, home, cwd, env) : fallback;
-    };
-    load(npm_dir + "/npmrc", builtin);
-
-    // The project's npmrc, unless npm is in global mode or it is the user's.
-    const Setting* g = find("global", {&from_env, &builtin});
-    const Setting* loc = find("location", {&from_env, &builtin});
-    bool global_mode = (g && (g->text == "true" || (!g->plain && g->text.empty()))) ||
-                       (loc && loc->plain && env_replace(trim(loc->text), env) == "global");
-    const std::string home_npmrc = path_value("~/.npmrc", home, cwd, env);
-    if (!global_mode) {
-        std::string local_prefix;
-        for (fs::path p = fs::path(resolve(cwd, "."));; p = p.parent_path()) {
-            if (exists((p / "package.json").string(), false) || exists((p / "node_modules").string(), true)) {
-                local_prefix = p.string();
-                break;
-            }
-            if (p == p.parent_path()) break;
-        }
-        if (local_prefix.empty()) local_prefix = resolve(cwd, ".");
-        std::string file = resolve(local_prefix, ".npmrc");
-        if (file != path_of("userconfig", {&from_env, &builtin}, home_npmrc)) load(file, project);
+        struct stat st {};
+        if (file.empty() || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || !read_file(file, text))
+            continue;
+        std::optional<std::string> found;
+        for (const auto& s : npmrc_settings(text, {}))
+            if (s.key == "registry") found = trim(s.value);
+        if (found && !found->empty()) return *found;
     }
-    load(path_of("userconfig", {&from_env, &project, &builtin}, home_npmrc), user);
-    std::string prefix = path_of("prefix", {&from_env, &project, &user, &builtin},
-                                 path_value(global_prefix, home, cwd, env));
-    load(path_of("globalconfig", {&from_env, &project, &user, &builtin}, resolve(prefix, "etc/npmrc")),
-         global);
-    // npm refuses to load one file twice; what it does then is not guessed at here.
-    for (std::size_t i = 0; i < loaded.size(); ++i)
-        for (std::size_t j = i + 1; j < loaded.size(); ++j)
-            if (loaded[i] == loaded[j]) return unknown;
-
-    if (const Setting* r = find("registry", {&from_env, &project, &user, &global, &builtin})) {
-        if (!r->plain) return unknown;
-        answer.url = env_replace(trim(r->text), env);
-        return answer;
-    }
-    answer.url = default_registry(npm_dir);
-    return answer.url ? answer : unknown;
+    return kNpmDefaultRegistry;
 }
 
 }  // namespace toolcage::cage

@@ -1,5 +1,5 @@
-// npm's `registry` setting, read the way npm reads it (its variables and npmrc files, then its
-// built-in default) without starting npm: `npm config get registry` costs some 170 ms a step.
+// npm's settings as toolcage reads them from the user's own files: the registry the relay
+// allows ({npm_registry}), and an npmrc's top-level settings for the step's filtered copy.
 #pragma once
 
 #include <optional>
@@ -10,20 +10,14 @@
 
 namespace toolcage::cage {
 
-// What npm would answer. `known` false: npm's layout here is not the one this reader knows
-// (not .../bin/npm-cli.js run by node, its defaults not found): ask npm itself.
-struct NpmRegistry {
-    bool known = false;
-    std::optional<std::string> url;  // nullopt: npm is not installed (with `known`)
-};
+// npm's own default registry.
+inline constexpr const char* kNpmDefaultRegistry = "https://registry.npmjs.org/";
 
-// `npm config get registry` run in `cwd` with `env` as its whole environment, in npm's order:
-// npm_config_registry (any case), the project's .npmrc (the nearest directory at or above
-// `cwd` with a package.json or node_modules, else `cwd`), the user's (userconfig, else
-// ~/.npmrc), the global one (globalconfig, else <prefix>/etc/npmrc), npm's built-in npmrc,
-// then npm's default. Values are read as npm's ini parser reads them (quotes, comments,
-// sections, ${VAR} from `env`). Workspace roots above `cwd` are not looked for.
-NpmRegistry npm_registry_setting(const Environment& env, const std::string& cwd = "/");
+// The registry npm uses by default for this user, read from the user's own files only:
+// `registry` in <home>/.npmrc (the user database's home), else in `global_npmrc`, else npm's
+// default. Never npm_config_* nor a userconfig a variable names (the agent's shell sets those),
+// never an .npmrc of a project (the workspace is the step's to write), and npm is never run.
+std::string npm_registry_from_files(const std::string& home, const std::string& global_npmrc = "/etc/npmrc");
 
 // The top-level settings of an npmrc (before its first [section]), read as npm's ini parser
 // reads them, `${VAR}` replaced from `env`; a bare key is "true"; arrays (`key[]=`) are left out.

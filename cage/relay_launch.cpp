@@ -22,9 +22,9 @@
 
 #include "cage/npm_config.h"
 #include "common/error.h"
+#include "common/user_home.h"
 #include "common/text.h"
 
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -34,7 +34,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kRelayStartTimeout = std::chrono::seconds(10);
-constexpr auto kNpmTimeout = std::chrono::seconds(15);
 
 void note(const std::string& line) {
     std::fprintf(stderr, "toolcage run: note: %s\n", line.c_str());
@@ -236,17 +235,6 @@ std::uint16_t spawn_relay(RelayState& st, int listen_fd) {
 
 }  // namespace
 
-std::string upstream_from_environment(const Environment& env) {
-    for (const char* k : {"https_proxy", "HTTPS_PROXY", "http_proxy"}) {
-        auto it = env.find(k);
-        if (it == env.end()) continue;
-        std::string v = trim(it->second);
-        if (v.empty()) continue;
-        return v.find("://") == std::string::npos ? "http://" + v : v;
-    }
-    return "";
-}
-
 std::optional<std::string> registry_allow_entry(const std::string& url) {
     auto sep = url.find("://");
     if (sep == std::string::npos) return std::nullopt;
@@ -306,83 +294,29 @@ std::vector<std::string> expand_relay_allow(
             if (!registry)
                 notes.push_back(
                     "relay.allow: {npm_registry} dropped: " +
-                    (url ? "`npm config get registry` answered \"" + *url + "\", not an http(s) URL"
-                         : std::string("npm is missing or `npm config get registry` answered "
-                                       "nothing")));
+                    (url ? "the user's npm registry setting is \"" + *url + "\", not an http(s) URL "
+                                 "with a host name (a ${VAR} in it is not read)"
+                         : std::string("no npm registry setting could be read")));
         }
         if (registry) out.push_back(*registry);
     }
     return out;
 }
 
-namespace {
+std::optional<std::string> npm_config_registry() { return npm_registry_from_files(user_home()); }
 
-std::optional<std::string> ask_npm_for_registry() {
-    Pipe out;
-    std::vector<std::string> argv = {"npm", "config", "get", "registry"};
-    auto cargv = c_strings(argv);
-    pid_t pid = ::fork();
-    if (pid < 0) return std::nullopt;
-    if (pid == 0) {
-        child_fds_and_signals({-1, out.w, -1});
-        if (::chdir("/") != 0) ::_exit(126);
-        ::execvp(cargv[0], cargv.data());
-        ::_exit(127);
-    }
-    out.close_write();
-    std::string text;
-    bool finished = read_until_eof(out.r, text, Clock::now() + kNpmTimeout);
-    if (!finished) ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    text = trim(text);
-    if (!finished || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty() ||
-        text == "undefined" || text == "null")
-        return std::nullopt;
-    return text;
-}
-
-}  // namespace
-
-std::optional<std::string> npm_config_registry() {
-    // npm's files and variables read here, as npm run from "/" reads them; npm itself only
-    // where its layout is not the one the reader knows.
-    NpmRegistry known = npm_registry_setting(parse_environ(environ), "/");
-    if (!known.known) return ask_npm_for_registry();
-    if (!known.url) return std::nullopt;
-    std::string text = trim(*known.url);
-    if (text.empty() || text == "undefined" || text == "null") return std::nullopt;
-    return text;
-}
-
-RelayLaunchConfig relay_launch_defaults(const Environment& env) {
+RelayLaunchConfig relay_launch_defaults() {
     RelayLaunchConfig c;
     std::error_code ec;
     fs::path self = fs::read_symlink("/proc/self/exe", ec);
     c.relay_binary = ec ? "toolcage-relay" : (self.parent_path() / "toolcage-relay").string();
-
-    auto absolute = [&](const char* k) -> std::string {
-        auto it = env.find(k);
-        return it != env.end() && !it->second.empty() && it->second[0] == '/' ? it->second : "";
-    };
-    fs::path state = absolute("XDG_STATE_HOME");
-    if (state.empty() && !absolute("HOME").empty())
-        state = fs::path(absolute("HOME")) / ".local/state";
-    if (!state.empty()) {
-        fs::path dir = state / "toolcage";
-        bool made = fs::create_directories(dir, ec);
-        if (made) ::chmod(dir.c_str(), 0700);
-        if (!ec && ::access(dir.c_str(), W_OK) == 0) c.log_path = (dir / "relay.jsonl").string();
-    }
-    c.upstream = upstream_from_environment(env);
+    // Nothing here comes from the launcher's environment, which the agent's shell sets: the
+    // log in toolcage's state directory, no upstream but the policy's, the registry from the
+    // user's own npmrc, the token under the user's runtime directory.
+    if (std::string state = state_dir(true); !state.empty()) c.log_path = state + "/relay.jsonl";
     c.npm_registry = npm_config_registry;
-    std::string runtime = absolute("XDG_RUNTIME_DIR");
-    struct stat st {};
-    c.token_base = !runtime.empty() && ::stat(runtime.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
-                           st.st_uid == ::geteuid() && ::access(runtime.c_str(), W_OK) == 0
-                       ? runtime
-                       : "/tmp";
+    const std::string runtime = "/run/user/" + std::to_string(::getuid());
+    c.token_base = private_dir_problem(runtime).empty() ? runtime : "/tmp";
     return c;
 }
 
@@ -417,8 +351,8 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         for (const auto& entry : allow) a.insert(a.end(), {"--allow", entry});
         if (policy.allow_private) a.push_back("--allow-private");
         for (const auto& range : policy.allow_ranges) a.insert(a.end(), {"--allow-range", range});
-        // The policy's upstream, else the launcher's own proxy (never the step's environment).
-        std::string upstream = policy.upstream.empty() ? config.upstream : policy.upstream;
+        // The policy's upstream only: a proxy variable of the launcher's is the agent's shell's.
+        const std::string& upstream = policy.upstream;
         if (!upstream.empty())
             a.insert(a.end(), {"--upstream-file", st->secrets.write("upstream", upstream)});
         const std::string step_id = random_token().substr(0, 16);

@@ -45,6 +45,7 @@
 #include "cage/workspace_guard.h"
 #include "common/decision_log.h"
 #include "common/error.h"
+#include "common/user_home.h"
 #include "common/workspace_choice.h"
 
 extern char** environ;
@@ -143,9 +144,9 @@ std::string choose_workspace(const RunOptions& opt, const std::string& workdir) 
 // holds only inert settings is granted as it is; another is covered, in the step's own mount
 // namespace, by its filtered copy.
 void plan_cargo_configs(Step& step) {
-    const char* cargo_home = std::getenv("CARGO_HOME");
-    auto files = unreadable_cargo_configs(step.cage, step.paths.workdir,
-                                          cargo_homes_of(cargo_home ? cargo_home : "", step.paths.home));
+    // The user's ~/.cargo only: $CARGO_HOME comes from the agent's shell, which may point it into
+    // the workspace.
+    auto files = unreadable_cargo_configs(step.cage, step.paths.workdir, cargo_homes_of("", step.paths.home));
     for (auto& f : files) {
         if (f.inert) {
             step.cage.read.push_back(f.path);
@@ -153,6 +154,27 @@ void plan_cargo_configs(Step& step) {
         }
         step.cargo_covers.push_back({f.filtered, f.path});
     }
+}
+
+// What the step is granted, by real path, never reaches toolcage's own state (the journal the
+// next call obeys): the policy loader refused such names; a symlink on the way is refused here.
+void refuse_state_dir_grants(const Step& step) {
+    const std::vector<std::string> state = private_state_dirs();
+    auto reaches = [](const std::string& p, const std::string& d) {
+        return p == d || lies_under(d, p) || lies_under(p, d) || p == "/";
+    };
+    for (const auto* list : {&step.cage.read, &step.cage.write, &step.cage.execute})
+        for (const auto& entry : *list) {
+            std::error_code ec;
+            std::string real = fs::weakly_canonical(entry, ec).string();
+            if (ec) continue;
+            while (real.size() > 1 && real.back() == '/') real.pop_back();
+            for (const auto& d : state)
+                if (reaches(real, d))
+                    throw Error("policy \"" + step.policy.name + "\": the cage would reach " + d + " through " + entry +
+                                " (" + real + "), toolcage's own state (the step journal and the decision log), "
+                                "which no step may be granted; name a directory that does not hold it");
+        }
 }
 
 // 1. The policy, the step's directories and the placeholders.
@@ -176,8 +198,8 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
         step.paths.workdir = real.string();
     }
     step.paths.workspace = choose_workspace(opt, step.paths.workdir);
-    const char* home = std::getenv("HOME");
-    step.paths.home = home && home[0] == '/' ? home : "";
+    // The user's home from the user database: $HOME is the agent's shell's to set.
+    step.paths.home = user_home();
 
     if (opt.read_only) {
         // Nothing can be written, so there is no TMPDIR to make; nor a relay to start.
@@ -185,6 +207,7 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
         step.policy.relay.enabled = false;
         if (step.policy.cage.network == "landlock") step.policy.cage.network = "auto";
         step.cage = read_only_cage(step.policy.cage, step.paths);
+        refuse_state_dir_grants(step);
         hide_unreadable_git_config(step.cage, step.paths.home);
         plan_cargo_configs(step);
         return;
@@ -192,6 +215,7 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
     step.paths.tmp = step.tmp.make();
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
+    refuse_state_dir_grants(step);
     make_missing_home_dirs(step.cage, step.paths.home);
     // toolcage's own files, the agents' settings, start-up files and ~/.ssh: never writable.
     narrow_write_grants(step.cage, never_writable_paths());
@@ -363,12 +387,13 @@ void build_step_environment(const RunOptions& opt, Step& step) {
     spec.workdir = step.paths.workdir;
     spec.tmpdir = step.paths.tmp;
     if (step.relay.relay) spec.relay_url = step.relay.relay->url;
+    spec.home = step.paths.home;
     Environment outer = parse_environ(environ);
     Environment env = build_environment(outer, spec);
     // git, npm and pip read the user's settings from the step's TMPDIR, without credentials.
     // The read-only cage has no TMPDIR of its own: its git is told there is no configuration
     // it cannot read (cage/git_home_config.h).
-    if (!opt.read_only) add_step_settings(outer, step.paths.tmp, spec.env_set, env);
+    if (!opt.read_only) add_step_settings(step.paths.home, step.paths.tmp, spec.env_set, env);
     step.env = flatten_environment(env);
     step.path_left_out = left_out_of_path(outer.count("PATH") ? outer["PATH"] : "", spec.execute);
 }

@@ -13,6 +13,7 @@
 
 #include "cage/workspace_guard.h"
 #include "common/error.h"
+#include "common/user_home.h"
 
 namespace toolcage::cage {
 
@@ -42,16 +43,6 @@ std::string random_hex() {
     return hex(b, sizeof b);
 }
 
-// mkdir -p with 0700 for what it makes.
-bool make_dirs(const std::string& dir) {
-    if (dir.empty()) return false;
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0) return S_ISDIR(st.st_mode);
-    std::size_t slash = dir.rfind('/');
-    if (slash != std::string::npos && slash > 0 && !make_dirs(dir.substr(0, slash))) return false;
-    return ::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST;
-}
-
 bool write_all(int fd, const std::string& s) {
     std::size_t off = 0;
     while (off < s.size()) {
@@ -66,19 +57,13 @@ bool write_all(int fd, const std::string& s) {
 }  // namespace
 
 std::string journal_root() {
-    const char* xdg = std::getenv("XDG_STATE_HOME");
-    if (xdg && xdg[0] == '/') return std::string(xdg) + "/toolcage/journal";
-    const char* home = std::getenv("HOME");
-    if (home && home[0] == '/') return std::string(home) + "/.local/state/toolcage/journal";
-    return {};
+    std::string state = state_dir(true);
+    return state.empty() ? std::string() : state + "/journal";
 }
-
-std::string fallback_journal_root() { return "/tmp/toolcage-journal-" + std::to_string(::geteuid()); }
 
 std::vector<std::string> journal_roots() {
     std::vector<std::string> out;
-    if (std::string r = journal_root(); !r.empty()) out.push_back(r);
-    out.push_back(fallback_journal_root());
+    for (const auto& d : private_state_dirs()) out.push_back(d + "/journal");
     return out;
 }
 
@@ -128,7 +113,7 @@ void StepJournal::write(const std::string& snapshot) {
         tmp = dir_ + "/.tmp-" + random_hex();
         fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         // Another step of the workspace ending removes the directory when it finds it empty.
-        if (fd < 0 && errno == ENOENT && make_dirs(dir_)) continue;
+        if (fd < 0 && errno == ENOENT && make_private_dirs(dir_).empty()) continue;
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) throw Error("step journal " + tmp + ": " + syscall_error("open(O_CREAT|O_EXCL)", errno));
@@ -149,36 +134,35 @@ void StepJournal::write(const std::string& snapshot) {
     fd_ = fd;
 }
 
-namespace {
-
-// The fallback root, made by us or checked to be ours alone: in /tmp anyone could have made it
-// first (to read the snapshot, or to plant a journal the next run would "restore").
-bool own_private_dir(const std::string& dir) {
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
-    struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0) return false;
-    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
-        errno = EPERM;
-        return false;
-    }
-    return true;
-}
-
-}  // namespace
-
 void StepJournal::begin(const WorkspaceGuard& guard, const StepRecord& record) {
-    std::string primary = journal_dir(record.workspace, journal_root());
-    std::string why;
-    if (!primary.empty() && make_dirs(primary)) {
-        dir_ = primary;
-    } else {
-        why = primary.empty() ? "neither XDG_STATE_HOME nor HOME is an absolute path"
-                              : syscall_error("mkdir(\"" + primary + "\")", errno);
-        std::string root = fallback_journal_root();
-        if (!own_private_dir(root) || !make_dirs(dir_ = journal_dir(record.workspace, root)))
-            throw Error("no place for the step's journal (" + why + "; " + root +
-                        ": not a directory of ours, mode 0700); make " + primary + " or " + root +
-                        " writable (the journal holds the snapshot a killed step is restored from)");
+    // The journal's directory is toolcage's own, found from the user database: a step can be
+    // granted none of it (common/policy_loader.h), so what the next call obeys was written here.
+    const std::string root = journal_root();
+    if (root.empty()) {
+        std::string why;
+        for (const auto& d : private_state_dirs()) {
+            std::string p = private_dir_problem(d);
+            why += (why.empty() ? "" : "; ") + (p.empty() ? d + ": cannot be made" : p);
+        }
+        throw Error("no place for the step's journal (" + why + "); make " + primary_state_dir() +
+                    " a directory of the user's, mode 0700 (the journal holds the snapshot a "
+                    "killed step is restored from)");
+    }
+    dir_ = journal_dir(record.workspace, root);
+    struct stat st {};
+    const bool fresh = ::lstat(dir_.c_str(), &st) != 0;
+    if (std::string err = make_private_dirs(dir_); !err.empty())
+        throw Error("step journal: " + err + "; make " + root + " writable");
+    if (std::string p = private_dir_problem(dir_); !p.empty())
+        throw Error("step journal: " + p + "; remove " + dir_ + " (toolcage makes it again, 0700)");
+    // The workspace the directory is for, for the housekeeping (journal_housekeeping).
+    if (fresh) {
+        std::string ws = dir_ + "/workspace";
+        int fd = ::open(ws.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            (void)write_all(fd, record.workspace + "\n");
+            ::close(fd);
+        }
     }
     record_ = record;
     snapshot_ = guard.to_journal();
@@ -209,6 +193,15 @@ void StepJournal::finish() {
 StepJournal::~StepJournal() { finish(); }
 
 ReadJournal read_journal(int fd, const std::string& path) {
+    // Only a journal toolcage wrote: a regular file of the user's, 0600, with one name.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw Error("step journal " + path + ": " + syscall_error("fstat()", errno));
+    if (!S_ISREG(st.st_mode)) throw Error("step journal " + path + ": not a regular file");
+    if (st.st_uid != ::getuid())
+        throw Error("step journal " + path + ": owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+                    std::to_string(::getuid()));
+    if (st.st_mode & 077) throw Error("step journal " + path + ": group or others have rights on it (not 0600)");
+    if (st.st_nlink != 1) throw Error("step journal " + path + ": it has other names (hard links)");
     std::string text;
     char buf[65536];
     for (;;) {

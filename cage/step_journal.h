@@ -12,13 +12,11 @@ namespace toolcage::cage {
 
 class WorkspaceGuard;
 
-// $XDG_STATE_HOME/toolcage/journal, else ~/.local/state/toolcage/journal; empty when neither
-// can be named. One directory per workspace below it (journal_dir).
+// <state dir>/journal (common/user_home.h: ~/.local/state/toolcage from the user database,
+// else /tmp/toolcage-state-<uid>), made if missing; empty when neither is a private directory
+// of ours. One directory per workspace below it (journal_dir).
 std::string journal_root();
-// Where a journal goes when that one cannot be made (a home that is not writable, as for
-// system users and some CI runners): /tmp/toolcage-journal-<uid>, 0700, ours, not a symlink.
-std::string fallback_journal_root();
-// Both, the first first (the recovery looks in each).
+// Where journals may be found: the journal directory of each state directory, made or not.
 std::vector<std::string> journal_roots();
 // <root>/<hash of the workspace's path>.
 std::string journal_dir(const std::string& workspace, const std::string& root);

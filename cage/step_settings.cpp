@@ -131,13 +131,12 @@ std::string step_git_config(const std::vector<std::string>& texts) {
     return gitconfig::format(kept);
 }
 
-std::string step_npmrc(const std::string& text, const Environment& outer) {
+std::string step_npmrc(const std::string& text) {
     std::map<std::string, std::string> kept;
-    for (const auto& s : npmrc_settings(text, outer))
+    // `${VAR}` is left as written (the caller's environment is the agent's shell's): such a
+    // value is dropped below.
+    for (const auto& s : npmrc_settings(text, {}))
         if (npm_key_kept(s.key)) kept[s.key] = s.value;
-    // npm_config_registry (any case) outside wins over the file, as it does for npm.
-    for (const auto& [k, v] : outer)
-        if (lower(k) == "npm_config_registry" && !v.empty()) kept["registry"] = v;
     std::string out;
     for (const auto& [k, v] : kept) {
         if (has_userinfo(v) || v.find("${") != std::string::npos ||
@@ -211,38 +210,21 @@ std::string step_pip_conf(const std::vector<std::string>& texts) {
     return out;
 }
 
-void add_step_settings(const Environment& outer, const std::string& tmpdir,
+void add_step_settings(const std::string& home, const std::string& tmpdir,
                        const std::map<std::string, std::string>& env_set, Environment& env) {
-    auto var = [&](const char* k) {
-        auto it = outer.find(k);
-        return it != outer.end() ? it->second : std::string();
-    };
-    const std::string home = var("HOME").starts_with("/") ? var("HOME") : "";
-    std::string xdg = var("XDG_CONFIG_HOME");
-    if (!xdg.starts_with("/")) xdg = home.empty() ? "" : home + "/.config";
+    // Only the user's own files, found from the home the user database names: GIT_CONFIG_*,
+    // XDG_CONFIG_HOME, npm_config_* and HOME are the agent's shell's to set, and could name a
+    // file of the workspace whose core.excludesFile is an ssh key.
+    const std::string xdg = home.empty() ? "" : home + "/.config";
 
-    // git: the user's global files in git's order (XDG, then ~/.gitconfig), or the one file
-    // GIT_CONFIG_GLOBAL names; the system's unless GIT_CONFIG_NOSYSTEM.
+    // git: the user's global files in git's order (XDG, then ~/.gitconfig); the system's.
     std::vector<std::string> global;
-    if (!var("GIT_CONFIG_GLOBAL").empty()) {
-        global.push_back(read_or_empty(var("GIT_CONFIG_GLOBAL")));
-    } else {
-        if (!xdg.empty()) global.push_back(read_or_empty(xdg + "/git/config"));
-        if (!home.empty()) global.push_back(read_or_empty(home + "/.gitconfig"));
-    }
-    std::vector<std::string> system;
-    std::string nosystem = lower(var("GIT_CONFIG_NOSYSTEM"));
-    if (nosystem.empty() || nosystem == "0" || nosystem == "false" || nosystem == "no" ||
-        nosystem == "off")
-        system.push_back(read_or_empty(var("GIT_CONFIG_SYSTEM").empty() ? "/etc/gitconfig"
-                                                                        : var("GIT_CONFIG_SYSTEM")));
+    if (!xdg.empty()) global.push_back(read_or_empty(xdg + "/git/config"));
+    if (!home.empty()) global.push_back(read_or_empty(home + "/.gitconfig"));
+    std::vector<std::string> system{read_or_empty("/etc/gitconfig")};
 
-    // npm: the user's npmrc as npm finds it.
-    std::string userconfig;
-    for (const auto& [k, v] : outer)
-        if (lower(k) == "npm_config_userconfig" && !v.empty()) userconfig = v;
-    if (userconfig.starts_with("~/") && !home.empty()) userconfig = home + userconfig.substr(1);
-    if (userconfig.empty() && !home.empty()) userconfig = home + "/.npmrc";
+    // npm: the user's npmrc.
+    const std::string userconfig = home.empty() ? "" : home + "/.npmrc";
 
     // pip: the legacy user file, then the XDG one (pip reads both, the later winning).
     std::vector<std::string> pip;
@@ -294,7 +276,7 @@ void add_step_settings(const Environment& outer, const std::string& tmpdir,
     const File files[] = {
         {"gitconfig", "GIT_CONFIG_GLOBAL", step_git_config(global) + git_paths},
         {"gitconfig-system", "GIT_CONFIG_SYSTEM", step_git_config(system)},
-        {"npmrc", "NPM_CONFIG_USERCONFIG", step_npmrc(read_or_empty(userconfig), outer)},
+        {"npmrc", "NPM_CONFIG_USERCONFIG", step_npmrc(read_or_empty(userconfig))},
         {"pip.conf", "PIP_CONFIG_FILE", step_pip_conf(pip)},
     };
     for (const auto& f : files)

@@ -1119,6 +1119,20 @@ json node_to_json(const GuardNode& n) {
     return j;
 }
 
+// A workspace-relative name that stays inside: not empty nor absolute, no "." or ".." component.
+bool relative_inside(const std::string& rel) {
+    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
+    std::size_t i = 0;
+    while (i <= rel.size()) {
+        std::size_t e = rel.find('/', i);
+        if (e == std::string::npos) e = rel.size();
+        std::string_view part(rel.data() + i, e - i);
+        if (part.empty() || part == "." || part == "..") return false;
+        i = e + 1;
+    }
+    return true;
+}
+
 GuardNode node_from_json(const json& j, int depth) {
     if (depth > kMaxDepth + 1) throw Error("the snapshot is nested deeper than a snapshot can be");
     GuardNode n;
@@ -1131,7 +1145,13 @@ GuardNode node_from_json(const json& j, int depth) {
     const auto& bin = j.at("d").get_binary();
     n.data.assign(bin.begin(), bin.end());
     if (j.contains("c"))
-        for (const auto& c : j["c"]) n.children.emplace_back(c.at(0).get<std::string>(), node_from_json(c.at(1), depth + 1));
+        for (const auto& c : j["c"]) {
+            std::string name = c.at(0).get<std::string>();
+            // One entry of a directory: a name, never a path (the restore goes by directory fds).
+            if (name.find('/') != std::string::npos || !relative_inside(name))
+                throw Error("its snapshot names an entry \"" + name + "\", not a file name");
+            n.children.emplace_back(std::move(name), node_from_json(c.at(1), depth + 1));
+        }
     return n;
 }
 
@@ -1149,16 +1169,24 @@ std::string WorkspaceGuard::to_journal() const {
     return std::string(bytes.begin(), bytes.end());
 }
 
-std::unique_ptr<WorkspaceGuard> WorkspaceGuard::from_journal(const std::string& bytes) {
+std::unique_ptr<WorkspaceGuard> WorkspaceGuard::from_journal(const std::string& bytes,
+                                                             const std::string& workspace) {
     std::unique_ptr<WorkspaceGuard> g(new WorkspaceGuard());
     try {
         json j = json::from_cbor(bytes);
         g->workspace_ = j.at("workspace").get<std::string>();
+        // A snapshot restores only inside the workspace at hand, by names relative to it.
+        if (g->workspace_ != workspace)
+            throw Error("its snapshot is of " + g->workspace_ + ", not of the workspace " + workspace);
         for (const auto& p : j.at("paths")) g->paths_.push_back({p.at(0).get<std::string>(), p.at(1).get<bool>()});
         for (const auto& n : j.at("nodes")) g->nodes_.push_back(node_from_json(n, 0));
         if (g->nodes_.size() != g->paths_.size()) throw Error("paths and their states do not pair up");
         g->git_ = node_from_json(j.at("git"), 0);
         g->admin_dirs_ = j.at("admin_dirs").get<std::vector<std::string>>();
+        for (const auto& p : g->paths_)
+            if (!relative_inside(p.rel)) throw Error("its snapshot names \"" + p.rel + "\", a path outside the workspace");
+        for (const auto& d : g->admin_dirs_)
+            if (!relative_inside(d)) throw Error("its snapshot names \"" + d + "\", a path outside the workspace");
         g->ws_fd_ = ::open(g->workspace_.c_str(), kDirFlags);
         if (g->ws_fd_ < 0)
             throw Error(syscall_error("open(\"" + g->workspace_ + "\", O_DIRECTORY|O_NOFOLLOW)", errno));

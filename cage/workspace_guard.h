@@ -61,10 +61,11 @@ public:
     const std::string& workspace() const { return workspace_; }
 
     // The snapshot as bytes (CBOR), for the step's journal (cage/step_journal.h), and back:
-    // `from_journal` reopens the workspace and checks it is the same directory (device and
-    // inode). Throws Error naming what does not fit.
+    // `from_journal` accepts only a snapshot of `workspace` (the one at hand) whose every name
+    // stays inside it, reopens it and checks it is the same directory (device and inode).
+    // Throws Error naming what does not fit.
     std::string to_journal() const;
-    static std::unique_ptr<WorkspaceGuard> from_journal(const std::string& bytes);
+    static std::unique_ptr<WorkspaceGuard> from_journal(const std::string& bytes, const std::string& workspace);
     std::size_t snapshot_bytes() const { return bytes_; }
 
 private:
@@ -87,8 +88,7 @@ struct TamperContext {
 };
 
 // Prints each event on stderr ("toolcage run: tamper: .git/config changed; restored") and writes
-// it as one JSON line in the decision log (the hook's: $TOOLCAGE_LOG, else
-// $XDG_STATE_HOME/toolcage/decisions.jsonl, else ~/.local/state/toolcage/decisions.jsonl).
+// it as one JSON line in the decision log (the hook's: common/decision_log.h).
 // Returns kTamperExit when there is any event, else `step_status`.
 int report_tamper(const std::vector<TamperEvent>& events, int step_status, const TamperContext& ctx);
 

@@ -11,23 +11,20 @@
 #include <ctime>
 
 #include "common/error.h"
+#include "common/user_home.h"
 
 namespace toolcage {
 
 namespace {
 
-// mkdir -p with 0700 for what it creates; returns the failing call's message or "".
-std::string make_dirs(const std::string& dir) {
-    if (dir.empty()) return "";
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0) return "";
-    std::size_t slash = dir.rfind('/');
-    if (slash != std::string::npos && slash > 0) {
-        std::string err = make_dirs(dir.substr(0, slash));
-        if (!err.empty()) return err;
-    }
-    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-        return syscall_error("mkdir(\"" + dir + "\", 0700)", errno);
+// $TOOLCAGE_LOG's directory, when the value lies under a state directory of ours.
+std::string accepted_log_variable(const char* v, std::string* why) {
+    if (!v || !*v) return "";
+    for (const auto& d : private_state_dirs())
+        if (lies_under(v, d)) return v;
+    if (why)
+        *why = std::string("TOOLCAGE_LOG=") + v + " is ignored: it may only name a file under " +
+               primary_state_dir() + " (or " + fallback_state_dir() + ")";
     return "";
 }
 
@@ -38,12 +35,16 @@ LogForwarder g_forwarder = nullptr;
 void set_log_forwarder(LogForwarder forwarder) { g_forwarder = forwarder; }
 
 std::string decision_log_path() {
-    if (const char* p = std::getenv("TOOLCAGE_LOG"); p && *p) return p;
-    if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x && x[0] == '/')
-        return std::string(x) + "/toolcage/decisions.jsonl";
-    if (const char* h = std::getenv("HOME"); h && *h)
-        return std::string(h) + "/.local/state/toolcage/decisions.jsonl";
-    return "";
+    if (std::string v = accepted_log_variable(std::getenv("TOOLCAGE_LOG"), nullptr); !v.empty()) return v;
+    std::string dir = state_dir(false);
+    if (dir.empty()) dir = state_dir(true);
+    return dir.empty() ? std::string() : dir + "/decisions.jsonl";
+}
+
+std::string refused_log_variable() {
+    std::string why;
+    (void)accepted_log_variable(std::getenv("TOOLCAGE_LOG"), &why);
+    return why;
 }
 
 std::string now_iso8601() {
@@ -62,13 +63,16 @@ std::string now_iso8601() {
 namespace {
 
 std::string append_lines(const std::string& path, const std::vector<std::string>& lines) {
-    if (path.empty()) return "no decision log can be named (set TOOLCAGE_LOG or HOME)";
+    if (path.empty())
+        return "no decision log can be named (neither " + primary_state_dir() + " nor " + fallback_state_dir() +
+               " is a directory of the user's, mode 0700)";
     std::size_t slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0) {
-        std::string err = make_dirs(path.substr(0, slash));
+        std::string err = make_private_dirs(path.substr(0, slash));
         if (!err.empty()) return err;
+        if (std::string p = private_dir_problem(path.substr(0, slash)); !p.empty()) return p;
     }
-    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return syscall_error("open(\"" + path + "\", O_WRONLY|O_APPEND|O_CREAT)", errno);
     std::string err;
     for (const auto& line : lines) {

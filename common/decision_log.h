@@ -7,9 +7,13 @@
 
 namespace toolcage {
 
-// $TOOLCAGE_LOG, else $XDG_STATE_HOME/toolcage/decisions.jsonl, else
-// ~/.local/state/toolcage/decisions.jsonl. Empty when none can be named.
+// <state dir>/decisions.jsonl (common/user_home.h: ~/.local/state/toolcage from the user
+// database, else /tmp/toolcage-state-<uid>); $TOOLCAGE_LOG instead only when it names a file
+// under one of those directories (an agent's shell could otherwise have toolcage append JSON
+// to any file of the user's, ~/.bashrc say). Empty when none can be named.
 std::string decision_log_path();
+// $TOOLCAGE_LOG when it is set and refused: what is wrong with it; else "".
+std::string refused_log_variable();
 
 // UTC with milliseconds, e.g. 2026-11-29T21:40:00.123Z.
 std::string now_iso8601();

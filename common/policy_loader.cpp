@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/user_home.h"
 #include "common/policy_schema.h"
 
 namespace toolcage {
@@ -177,14 +178,55 @@ std::optional<Policy> compiled_policy(const fs::path& file, std::span<const Comp
     }
 }
 
+// `p` is `dir` or lies below it (both lexically normal).
+bool at_or_below(const std::string& p, const std::string& dir) {
+    if (dir == "/") return true;
+    return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
+}
+
+// No policy may grant a step any of toolcage's own state (the journal a killed step is restored
+// from, the decision log): a step that could write there could forge what the next call obeys.
+// Refused whatever else the policy grants, on every list.
+void refuse_state_grants(const Policy& p) {
+    const std::vector<std::string> state = private_state_dirs();
+    const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+        {"read", &p.cage.read}, {"write", &p.cage.write}, {"execute", &p.cage.execute}};
+    for (const auto& [field, list] : lists) {
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            std::string entry = (*list)[i];
+            if (entry.starts_with("{home}")) {
+                if (user_home().empty()) continue;
+                entry = user_home() + entry.substr(6);
+            }
+            if (!entry.starts_with("/")) continue;  // {workspace}, {tmp}: never toolcage's state
+            // By name here (the hook loads a policy per call); `toolcage run` checks the real
+            // paths of what it grants too (state_dir_grant_refusal).
+            std::vector<std::string> names{fs::path(entry).lexically_normal().string()};
+            for (auto& n : names) {
+                while (n.size() > 1 && n.back() == '/') n.pop_back();
+                for (const auto& d : state)
+                    if (at_or_below(n, d) || at_or_below(d, n))
+                        throw Error(p.file + ": /cage/" + field + "/" + std::to_string(i) + ": \"" + (*list)[i] +
+                                    "\" reaches " + d +
+                                    ", toolcage's own state (the step journal and the decision log), which "
+                                    "no step may be granted; name a narrower directory that does not hold it");
+            }
+        }
+    }
+}
+
 Policy load_from(const fs::path& file, std::span<const CompiledProfile> compiled) {
-    if (auto p = compiled_policy(file, compiled)) return *p;
+    if (auto p = compiled_policy(file, compiled)) {
+        refuse_state_grants(*p);
+        return *p;
+    }
     std::vector<std::string> visiting, chain;
     json merged = load_merged(file, visiting, chain);
     Policy p = policy_from_json(merged, file.string());
     if (p.name.empty()) p.name = file.stem().string();
     p.file = file.string();
     p.chain = chain;
+    refuse_state_grants(p);
     return p;
 }
 
@@ -203,9 +245,8 @@ std::vector<fs::path> shipped_profile_dirs() {
 }
 
 fs::path user_profile_dir() {
-    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && x[0] == '/') return fs::path(x) / "toolcage/profiles";
-    if (const char* h = std::getenv("HOME"); h && h[0] == '/') return fs::path(h) / ".config/toolcage/profiles";
-    return {};
+    // From the user database: $XDG_CONFIG_HOME and $HOME are the agent's shell's to set.
+    return user_policy_dir();
 }
 
 std::vector<fs::path> profile_dirs() {

@@ -20,9 +20,9 @@ std::vector<std::filesystem::path> profile_dirs();
 // The shipped directories alone (beside the binary, or in the build tree).
 std::vector<std::filesystem::path> shipped_profile_dirs();
 
-// Where `toolcage policy install` puts a user's own policies: $XDG_CONFIG_HOME/toolcage/profiles,
-// else ~/.config/toolcage/profiles (listed by profile_dirs() after the shipped ones, once it
-// exists). Empty when neither can be named.
+// Where `toolcage policy install` puts a user's own policies: ~/.config/toolcage/profiles of the
+// user database's home, never $XDG_CONFIG_HOME's or $HOME's (listed by profile_dirs() after the
+// shipped ones, once it exists). Empty when the user has no home.
 std::filesystem::path user_profile_dir();
 
 // Names of the installed policies (files <name>.json in the first profile dir that has them).
@@ -44,6 +44,8 @@ struct CompiledProfile {
 // ends in .json). Follows "extends" (names only, at most 8 deep, no cycles). Throws Error.
 // A file whose bytes, and those of every file it extends, are a `compiled` profile's is not
 // parsed again: its compiled policy is returned (the hook loads a policy before every call).
+// A policy whose cage.read, write or execute names toolcage's own state directory, or a
+// directory above it, is refused (common/user_home.h): a step must never reach the journal.
 Policy load_policy(const std::string& name_or_path, std::span<const CompiledProfile> compiled = {});
 
 // Loads a policy whose file is given, for `toolcage policy validate`. Throws Error.

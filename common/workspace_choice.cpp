@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "common/policy_loader.h"
+#include "common/user_home.h"
 
 namespace fs = std::filesystem;
 
@@ -60,6 +61,8 @@ Guarded guarded_from_process() {
     fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries", false);
     for (const auto& d : profile_dirs()) add_kept(g, d.string(), "toolcage's installed policies");
+    // A step may write all of its workspace: never one that holds toolcage's journal.
+    for (const auto& d : private_state_dirs()) add_kept(g, d, "toolcage's own state", true);
     if (const char* hh = std::getenv("HERMES_HOME"); hh && hh[0] == '/')
         add_kept(g, hh, "Hermes' home ($HERMES_HOME)");
     for (const auto& h : std::vector<std::string>(g.homes)) {

@@ -22,8 +22,9 @@ struct Guarded {
     std::vector<Kept> keep_out;      // what a workspace may not be or contain
 };
 
-// From the environment: $HOME, the passwd home; toolcage's binary directory and the policy
-// directories; the agents' configuration ($HERMES_HOME, ~/.hermes, ~/.claude, ~/.openclaw).
+// From the environment: $HOME, the passwd home; toolcage's binary directory, the policy
+// directories and its state directories (common/user_home.h); the agents' configuration
+// ($HERMES_HOME, ~/.hermes, ~/.claude, ~/.openclaw).
 Guarded guarded_from_process();
 
 // Why `dir` (absolute) cannot be a workspace, in words; empty when it can.

@@ -109,7 +109,7 @@ void print_stats(const LogStats& s, const std::string& path) {
 int run_log(const LogOptions& o) {
     std::string path = o.file.empty() ? decision_log_path() : o.file;
     if (path.empty())
-        throw Error("log: no decision log can be named; set TOOLCAGE_LOG or HOME, or pass --file");
+        throw Error("log: no decision log can be named (the user has no usable home or state directory); pass --file");
     // A --file given by hand that is missing or not a file is a mistake, not an empty log.
     if (!o.file.empty()) {
         std::error_code ec;
@@ -202,7 +202,7 @@ Subcommand add_log_command(CLI::App& app) {
         app.add_subcommand("log", "Show the decision log: recent decisions, filters, --stats");
     sub->add_option(
         "--file", o->file,
-        "The log to read (default: $TOOLCAGE_LOG, else ~/.local/state/toolcage/decisions.jsonl)");
+        "The log to read (default: ~/.local/state/toolcage/decisions.jsonl of the user database's home)");
     sub->add_flag("--deny", o->deny, "Only denied calls");
     sub->add_flag("--ask", o->ask, "Only calls that asked a person");
     sub->add_flag("--cage", o->cage, "Only caged calls");

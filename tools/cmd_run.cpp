@@ -3,13 +3,10 @@
 // exits with its status (128+n for a death by signal n).
 #include <memory>
 
-#include "cage/environment.h"
 #include "cage/relay_launch.h"
 #include "cage/run.h"
 #include "tools/commands.h"
 #include "tools/policy_access.h"
-
-extern char** environ;
 
 namespace toolcage::cli {
 
@@ -33,11 +30,10 @@ Subcommand add_run_command(CLI::App& app) {
     sub->add_option("command", o->argv, "The program and its arguments (after --)")->required();
     return {sub, [o] {
                 o->load_policy = [](const std::string& name) { return load_checked_policy(name); };
-                // The relay's configuration is the launcher's own (its environment here, never
-                // the step's), read only when a policy enables the relay.
+                // The relay's configuration is the launcher's own (the policy and the user's
+                // files, never an environment variable), read only when a policy enables it.
                 o->start_relay = [](const RelayPolicy& relay, std::uint16_t inside_port) {
-                    auto start = cage::make_relay_starter(
-                        cage::relay_launch_defaults(cage::parse_environ(environ)));
+                    auto start = cage::make_relay_starter(cage::relay_launch_defaults());
                     return start(relay, inside_port);
                 };
                 return cage::run_caged(*o);

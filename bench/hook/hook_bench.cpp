@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/user_home.h"
 #include "common/policy_loader.h"
 #include "hook/decision/python_readonly.h"
 #include "hook/decision/rewrite.h"
@@ -27,7 +28,9 @@ std::string payload(const std::string& command) {
 }
 
 void BM_handle_payload(benchmark::State& state, const char* command) {
-    setenv("TOOLCAGE_LOG", "/dev/null", 1);
+    // A log of the benchmark's own ($TOOLCAGE_LOG counts only under toolcage's state directory).
+    const std::string log = primary_state_dir() + "/bench-logs/hook_bench.jsonl";
+    setenv("TOOLCAGE_LOG", log.c_str(), 1);
     hook::HookOptions opts;
     opts.policy = TOOLCAGE_SOURCE_DIR "/profiles/default.json";  // no install needed
     std::string p = payload(command);
@@ -37,6 +40,7 @@ void BM_handle_payload(benchmark::State& state, const char* command) {
             p, opts, [](const std::string& n) { return load_policy(n, compiled_profiles()); }, env);
         benchmark::DoNotOptimize(r);
     }
+    std::remove(log.c_str());
 }
 BENCHMARK_CAPTURE(BM_handle_payload, read_only, "git status --short");
 BENCHMARK_CAPTURE(BM_handle_payload, caged, "npm test -- --runInBand 2>&1 | tail -n 50");

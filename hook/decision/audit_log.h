@@ -16,8 +16,8 @@ struct AuditRecord {
     long long micros = 0;
 };
 
-// $TOOLCAGE_LOG, else $XDG_STATE_HOME/toolcage/decisions.jsonl, else
-// ~/.local/state/toolcage/decisions.jsonl. Empty when none can be named.
+// The decision log (common/decision_log.h: in toolcage's state directory, found from the user
+// database). Empty when none can be named.
 std::string audit_log_path();
 
 // The line written for `r` (with its newline), for the tests.

@@ -9,6 +9,7 @@
 #include "cage/recover.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
+#include "common/workspace_choice.h"
 #include "hook/call/paths.h"
 #include "hook/decision/audit_log.h"
 #include "hook/decision/audit_mode.h"
@@ -95,6 +96,14 @@ std::string one_line(std::string s) {
     return s;
 }
 
+// The workspace of the call's directory (common/workspace_choice.h), whose journals the hook
+// finishes; "" when the directory has none.
+std::string recovery_workspace(const ToolCall& call, const HookEnv& env) {
+    const std::string& cwd = call.cwd.starts_with("/") ? call.cwd : env.process_cwd;
+    if (!cwd.starts_with("/")) return {};
+    return workspace::choose(cwd, workspace::guarded_from_process());
+}
+
 }  // namespace
 
 HookResult handle_payload(std::string_view payload, const HookOptions& opts,
@@ -120,9 +129,11 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                               "hermes|claude|openclaw"};
             rec.agent = to_string(*agent);
             ToolCall call = parse_call(doc, *agent, env);
-            // A caged step whose supervisor was killed is finished (its processes killed, its
-            // workspace restored) before anything is decided; what cannot be is a refusal.
-            if (std::string left = cage::recover_unfinished(""); !left.empty()) throw Refusal{agent, left};
+            // A caged step of the call's workspace whose supervisor was killed is finished (its
+            // processes killed, its workspace restored) before anything is decided; what cannot
+            // be is a refusal. Only this workspace's journals are looked at: the cost stays flat.
+            if (std::string left = cage::recover_unfinished(recovery_workspace(call, env)); !left.empty())
+                throw Refusal{agent, left};
             rec.profile = call.profile;
             rec.session = call.session;
             rec.tool = call.tool;

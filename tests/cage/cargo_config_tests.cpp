@@ -188,8 +188,8 @@ TEST_CASE("a caged cargo reads the user's registry settings and never their toke
         INFO((nobody ? "as nobody" : "as root"));
         int status = 0;
         std::string out = run_toolcage(h, nobody, false,
-                                   "run --policy default -- /bin/sh -c 'cat \"$HOME/.cargo/config.toml\" "
-                                   "\"$HOME/.cargo/credentials.toml\"; env; ls -a /dev/shm; echo END'",
+                                   "run --policy default -- /bin/sh -c 'cat \"" + h.home + "/.cargo/config.toml\" "
+                                   "\"" + h.home + "/.cargo/credentials.toml\"; env; ls -a /dev/shm; echo END'",
                                    status);
         INFO(out);
         CHECK(out.find("END") != std::string::npos);
@@ -219,7 +219,7 @@ TEST_CASE("without a mount namespace, an inert cargo config is read as it is and
     int status = 0;
     // The token stays unreadable, and the refusal names the file and the fix.
     std::string out = run_toolcage(h, false, true,
-                               "run --policy default -- /bin/sh -c 'cat \"$HOME/.cargo/config.toml\"; echo END'", status);
+                               "run --policy default -- /bin/sh -c 'cat \"" + h.home + "/.cargo/config.toml\"; echo END'", status);
     INFO(out);
     CHECK(out.find("END") != std::string::npos);
     CHECK(out.find(kMark) == std::string::npos);
@@ -240,8 +240,8 @@ TEST_CASE("without a mount namespace, an inert cargo config is read as it is and
     for (bool nobody : {false, true}) {
         INFO((nobody ? "as nobody" : "as root"));
         out = run_toolcage(h, nobody, true,
-                       "run --policy default -- /bin/sh -c 'cat \"$HOME/.cargo/credentials.toml\"; "
-                       "cat \"$HOME/.cargo/config.toml\"'",
+                       "run --policy default -- /bin/sh -c 'cat \"" + h.home + "/.cargo/credentials.toml\"; "
+                       "cat \"" + h.home + "/.cargo/config.toml\"'",
                        status);
         INFO(out);
         CHECK(out.find("replace-with = \"vendored\"") != std::string::npos);

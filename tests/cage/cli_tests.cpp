@@ -1,5 +1,8 @@
 // `toolcage run` and `toolcage doctor` through the built binary.
+#include "common/user_home.h"
+
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -33,16 +36,19 @@ const std::string bin = TOOLCAGE_BIN;
 TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][cli]") {
     CHECK(shell(bin + " run -- /bin/sh -c 'exit 3'").status == 3);
     CHECK(shell(bin + " run -- /bin/sh -c 'kill -KILL $$'").status == 128 + 9);
-    char ws[] = "/tmp/toolcage-cli-XXXXXX";
-    REQUIRE(::mkdtemp(ws));
-    Out o = shell(bin + " run --workdir " + ws + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    // Not /tmp itself: every user shares it, and it holds toolcage's fallback state directory.
+    char dir[] = "/tmp/toolcage-cli-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    Out o = shell(bin + " run --workdir " + dir + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    ::rmdir(dir);
+    INFO(o.text);
     CHECK(o.status != 0);
     CHECK(o.text.find("Permission denied") != std::string::npos);
-    ::rmdir(ws);
-    // /tmp itself is every user's: never a workspace, as the home is not.
     Out shared = shell(bin + " run --workdir /tmp -- /bin/true");
+    INFO(shared.text);
     CHECK(shared.status == 2);
-    CHECK(shared.text.find("shared with every user") != std::string::npos);
+    CHECK((shared.text.find("shared with every user") != std::string::npos ||
+           shared.text.find("toolcage's own state") != std::string::npos));
 }
 
 TEST_CASE("toolcage run starts the relay for a relay-enabled policy", "[cage][cli]") {
@@ -81,7 +87,8 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
         REQUIRE(f);
         std::fprintf(f, "{\"extends\": \"default\", \"cage\": {\"network\": \"%s\"}}", mode);
         std::fclose(f);
-        std::string log = d + "/" + mode + ".jsonl";
+        // $TOOLCAGE_LOG counts only under toolcage's state directory (common/user_home.h).
+        std::string log = toolcage::primary_state_dir() + "/test-logs/" + d.substr(d.rfind('/') + 1) + "-" + mode + ".jsonl";
         Out o = shell("TOOLCAGE_LOG=" + log + " " + bin + " run --policy " + policy + " --workdir " + d +
                       " -- /bin/sh -c 'exit 4'");
         INFO(o.text);
@@ -92,6 +99,7 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
         CHECK(j["network"] == mode);
         CHECK(j["status"] == 4);
         CHECK(j["command"] == "/bin/sh -c exit 4");
+        std::remove(log.c_str());
     }
     shell("rm -rf " + d);
 }

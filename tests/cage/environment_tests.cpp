@@ -32,7 +32,7 @@ TEST_CASE("PATH keeps only what the cage may execute; a default when nothing is 
 
 TEST_CASE("the environment is rebuilt from scratch", "[cage][env]") {
     Environment outer = {{"PATH", "/venv/bin:/usr/bin"},
-                         {"HOME", "/home/u"},
+                         {"HOME", "/work/repo/fake-home"},  // the agent's shell's, never passed on
                          {"LANG", "openshell:resolve:env:LANG"},
                          {"TERM", "xterm"},
                          {"GITHUB_TOKEN", "ghp_x"},
@@ -44,6 +44,7 @@ TEST_CASE("the environment is rebuilt from scratch", "[cage][env]") {
     spec.execute = {"/usr"};
     spec.workdir = "/w";
     spec.tmpdir = "/tmp/toolcage-abc";
+    spec.home = "/home/u";  // the user database's
     Environment env = build_environment(outer, spec);
     CHECK(env == Environment{{"CI", "1"},
                              {"HOME", "/home/u"},

@@ -10,11 +10,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "cage/landlock_audit.h"
 #include "cage/landlock_uapi.h"
 #include "cage/refusals.h"
+#include "common/user_home.h"
 #include "step_harness.h"
 #include "tests/other_user.h"
 
@@ -31,13 +33,6 @@ std::vector<std::string> refusal_lines(const std::string& out) {
     while (std::getline(in, line))
         if (line.starts_with("toolcage run: refused")) v.push_back(line);
     return v;
-}
-
-// The harness lets steps read its scratch base; the home in it must stay closed here.
-void close_scratch_base(Scratch& s) {
-    auto& read = s.policy["cage"]["read"];
-    for (std::size_t i = 0; i < read.size(); ++i)
-        if (read[i] == s.base) read.erase(i--);
 }
 
 Result caged(Scratch& s, As who, const std::string& script) {
@@ -106,10 +101,14 @@ TEST_CASE("a caged write outside the workspace is explained: the path and cage.w
     CHECK(lines[0].find("refused write " + target) != std::string::npos);
     CHECK(lines[0].find("cage.write") != std::string::npos);
     CHECK(lines[0].find("add \"" + s.base + "/outside\" to cage.write") != std::string::npos);
-    // ... and in the decision log, with the step.
-    std::ifstream log(s.state + "/toolcage/decisions.jsonl");
+    // ... and in the decision log, with the step (toolcage's state directory, shared by the
+    // user's steps: this workspace's last line).
+    std::ifstream log(who == As::root ? toolcage::primary_state_dir() + "/decisions.jsonl"
+                                      : "/tmp/toolcage-state-65534/decisions.jsonl");
     std::string last, line;
-    while (std::getline(log, line)) last = line;
+    while (std::getline(log, line))
+        if (line.find("\"workspace\":\"" + s.ws + "\"") != std::string::npos) last = line;
+    REQUIRE_FALSE(last.empty());
     auto j = nlohmann::json::parse(last);
     REQUIRE(j["refusals"].size() == 1);
     CHECK(j["refusals"][0]["field"] == "cage.write");
@@ -128,28 +127,46 @@ TEST_CASE("a caged write into a system directory is explained, and no rule is su
     CHECK(lines[0].find("not suggested") != std::string::npos);
 }
 
+// The step's home is the user database's (never the caller's HOME): root's real home here, with
+// files of the test's own that are removed afterwards (nobody's home does not exist).
+struct HomeFile {
+    std::string path;
+    bool made_dir = false;
+    HomeFile(const std::string& rel, const std::string& text) {
+        path = toolcage::user_home() + "/" + rel;
+        std::string dir = path.substr(0, path.rfind('/'));
+        made_dir = !fs::exists(dir);
+        fs::create_directories(dir);
+        put(path, text, 0644);
+    }
+    ~HomeFile() {
+        std::error_code ec;
+        fs::remove(path, ec);
+        if (made_dir) fs::remove(path.substr(0, path.rfind('/')), ec);
+    }
+};
+
 TEST_CASE("a caged read of a home file is explained: the path and cage.read", "[cage][refusal]") {
-    As who = GENERATE(As::root, As::nobody);
-    INFO(name_of(who));
-    Scratch s;  // HOME is s.state, which the default policy does not open
-    close_scratch_base(s);
-    put(s.state + "/notes.txt", "notes\n", 0644);
-    Result r = caged(s, who, "cat \"$HOME/notes.txt\"");
+    Scratch s;
+    const std::string name = "toolcage-refusal-" + s.base.substr(s.base.rfind('/') + 1) + ".txt";
+    HomeFile notes(name, "notes\n");
+    Result r = caged(s, As::root, "cat \"$HOME/" + name + "\"");
     INFO(r.out);
     CHECK(r.out.find("notes\n") == std::string::npos);
     auto lines = refusal_lines(r.out);
     REQUIRE(lines.size() == 1);
-    CHECK(lines[0].find("refused read " + s.state + "/notes.txt") != std::string::npos);
-    CHECK(lines[0].find("add \"{home}/notes.txt\" to cage.read") != std::string::npos);
+    CHECK(lines[0].find("refused read " + notes.path) != std::string::npos);
+    CHECK(lines[0].find("add \"{home}/" + name + "\" to cage.read") != std::string::npos);
 }
 
 TEST_CASE("a caged read of a credential is explained, and never suggested", "[cage][refusal]") {
     Scratch s;
-    close_scratch_base(s);
-    put(s.state + "/.ssh/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n", 0644);
-    put(s.state + "/.npmrc", "//registry.npmjs.org/:_authToken=npm_secret\n", 0644);
-    Result r =
-        caged(s, As::root, "cat \"$HOME/.ssh/id_ed25519\"; cat \"$HOME/.npmrc\"; ls \"$HOME\"");
+    const std::string key = ".ssh/toolcage-refusal-" + s.base.substr(s.base.rfind('/') + 1);
+    HomeFile id(key, "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    std::unique_ptr<HomeFile> npmrc;
+    if (!fs::exists(toolcage::user_home() + "/.npmrc"))
+        npmrc = std::make_unique<HomeFile>(".npmrc", "//registry.npmjs.org/:_authToken=npm_secret\n");
+    Result r = caged(s, As::root, "cat \"$HOME/" + key + "\"; cat \"$HOME/.npmrc\"; ls \"$HOME\"");
     INFO(r.out);
     CHECK(r.out.find("BEGIN OPENSSH") == std::string::npos);
     auto lines = refusal_lines(r.out);

@@ -1,5 +1,5 @@
 // What `toolcage run` gives the relay: the allowlist with {npm_registry} filled from the
-// launcher's npm, the launcher's proxy as upstream. Tables of cases, and npm for real.
+// user's own npmrc, the policy's upstream alone. Tables of cases.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cage/relay_launch.h"
+#include "common/user_home.h"
 
 using namespace toolcage::cage;
 namespace fs = std::filesystem;
@@ -85,69 +86,16 @@ TEST_CASE(
     CHECK(notes[0].find("file:///tmp/reg") != std::string::npos);
 }
 
-TEST_CASE("the upstream is the launcher's https_proxy, HTTPS_PROXY or http_proxy",
-          "[cage][relay]") {
-    CHECK(upstream_from_environment({}).empty());
-    CHECK(upstream_from_environment({{"HTTP_PROXY", "http://p:1"}}).empty());
-    CHECK(upstream_from_environment({{"http_proxy", "http://p:1"}}) == "http://p:1");
-    CHECK(upstream_from_environment(
-              {{"http_proxy", "http://p:1"}, {"HTTPS_PROXY", "http://q:2"}}) == "http://q:2");
-    CHECK(upstream_from_environment(
-              {{"https_proxy", "http://r:3"}, {"HTTPS_PROXY", "http://q:2"}}) == "http://r:3");
-    CHECK(upstream_from_environment({{"https_proxy", "proxy.test:3128"}}) ==
-          "http://proxy.test:3128");
-    CHECK(upstream_from_environment({{"https_proxy", "  "}, {"http_proxy", "http://p:1"}}) ==
-          "http://p:1");
-}
-
-TEST_CASE("relay defaults come from the launcher's environment", "[cage][relay]") {
-    RelayLaunchConfig c = relay_launch_defaults(
-        {{"XDG_STATE_HOME", "/dev/null/state"}, {"https_proxy", "http://p.test:8"}});
+TEST_CASE("relay defaults come from the user database and the policy, not the environment", "[cage][relay]") {
+    ::setenv("XDG_STATE_HOME", "/tmp/toolcage-not-state", 1);
+    ::setenv("https_proxy", "http://p.test:8", 1);
+    ::setenv("XDG_RUNTIME_DIR", "/tmp", 1);
+    RelayLaunchConfig c = relay_launch_defaults();
+    ::unsetenv("XDG_STATE_HOME");
+    ::unsetenv("https_proxy");
+    ::unsetenv("XDG_RUNTIME_DIR");
     CHECK(fs::path(c.relay_binary).filename() == "toolcage-relay");
-    CHECK(c.log_path.empty());  // the state directory cannot be made
-    CHECK(c.upstream == "http://p.test:8");
-    CHECK(c.token_base == "/tmp");
-
-    char tmpl[] = "/tmp/toolcage-defaults-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    RelayLaunchConfig d = relay_launch_defaults({{"HOME", tmpl}, {"XDG_RUNTIME_DIR", tmpl}});
-    CHECK(d.log_path == std::string(tmpl) + "/.local/state/toolcage/relay.jsonl");
-    CHECK((fs::status(std::string(tmpl) + "/.local/state/toolcage").permissions() &
-           fs::perms::all) == fs::perms::owner_all);
-    CHECK(d.token_base == tmpl);
-    fs::remove_all(tmpl);
-}
-
-// npm for real: the user's configuration counts, an .npmrc in the working directory (the
-// workspace, which the cage can write) does not.
-TEST_CASE("npm config get registry is read from the launcher's configuration, not the workspace",
-          "[cage][relay][npm]") {
-    if (::access("/usr/bin/npm", X_OK) != 0) {
-        WARN("npm is not installed: skipped");
-        return;
-    }
-    char tmpl[] = "/tmp/toolcage-npm-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    std::string home = tmpl;
-    fs::create_directories(home + "/ws");
-    std::ofstream(home + "/.npmrc") << "registry=https://user-registry.test.invalid:8443/\n";
-    std::ofstream(home + "/ws/.npmrc") << "registry=https://workspace-registry.test.invalid/\n";
-    std::ofstream(home + "/ws/package.json") << "{}\n";
-
-    const char* old_home = std::getenv("HOME");
-    std::string saved_home = old_home ? old_home : "";
-    auto old_cwd = fs::current_path();
-    ::setenv("HOME", home.c_str(), 1);
-    fs::current_path(home + "/ws");
-    auto got = npm_config_registry();
-    fs::current_path(old_cwd);
-    if (old_home)
-        ::setenv("HOME", saved_home.c_str(), 1);
-    else
-        ::unsetenv("HOME");
-    fs::remove_all(home);
-
-    REQUIRE(got);
-    CHECK(registry_allow_entry(*got) ==
-          std::optional<std::string>("user-registry.test.invalid:8443"));
+    CHECK(c.log_path == toolcage::state_dir(false) + "/relay.jsonl");
+    CHECK(c.token_base != "/tmp/toolcage-not-state");
+    CHECK_FALSE(fs::exists("/tmp/toolcage-not-state"));
 }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "../relay/relay_harness.h"
+#include "common/user_home.h"
 #include "step_harness.h"
 
 using namespace steptest;
@@ -106,8 +107,10 @@ TEST_CASE("the relay is not a descendant of the caller, hides its token, and end
                     {who, false, {}});
     REQUIRE(wait_for_file(up, 10000));
 
-    // Found by its log file, which only this test's relay names.
-    auto found = processes_with(fx.s.relay_log());
+    // Found by its allow entry, which only this test's relay names (its log is toolcage's
+    // state directory's, shared by every step of the user).
+    const std::string marker = "localhost:" + std::to_string(fx.tls.port());
+    auto found = processes_with(marker);
     REQUIRE(found.size() == 1);
     pid_t relay = found[0];
     std::string cmd = cmdline_of(relay);
@@ -136,11 +139,12 @@ TEST_CASE("the relay is not a descendant of the caller, hides its token, and end
     for (int i = 0; i < 300 && !gone; ++i) {
         char st = state_of(relay);
         gone =
-            st == 0 || st == 'Z' || cmdline_of(relay).find(fx.s.relay_log()) == std::string::npos;
+            st == 0 || st == 'Z' || cmdline_of(relay).find(marker) == std::string::npos;
         if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     CHECK(gone);
-    std::ifstream log(fx.s.relay_log());
+    std::ifstream log(who == As::root ? toolcage::primary_state_dir() + "/relay.jsonl"
+                                      : "/tmp/toolcage-state-65534/relay.jsonl");
     std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     CHECK(text.find("the watched step ended") != std::string::npos);
 }

@@ -30,7 +30,6 @@ struct Scratch {
     Scratch(const Scratch&) = delete;
     Scratch& operator=(const Scratch&) = delete;
     std::string policy_file() const;  // writes the policy and returns its path
-    std::string relay_log() const { return state + "/toolcage/relay.jsonl"; }
 };
 
 struct Launch {

@@ -162,21 +162,21 @@ TEST_CASE("the step's npmrc keeps registries and switches, never a token", "[cag
         "loglevel=${LOGLEVEL}\n"
         "[section]\n"
         "registry=https://ignored.example/\n";
-    std::string out = step_npmrc(npmrc, {{"LOGLEVEL", "warn"}});
+    std::string out = step_npmrc(npmrc);
     INFO(out);
     CHECK(out.find(kMark) == std::string::npos);
     CHECK(out ==
           "@erin:registry=https://npm.erin.example/\n"
           "fund=false\n"
           "init-author-name=\"Erin ; Example\"\n"
-          "loglevel=warn\n"
           "registry=https://npm.example.org/\n"
           "save-exact=true\n");
-    // A registry with userinfo is left out; npm_config_registry outside wins over the file.
-    CHECK(step_npmrc("registry=https://u:SETTINGSSECRET@npm.example.org/\n", {}).empty());
-    CHECK(step_npmrc("registry=https://a.example/\n", {{"NPM_CONFIG_REGISTRY", "https://b.example/"}}) ==
-          "registry=https://b.example/\n");
-    CHECK(step_npmrc("registry=${NPM_REG}\n", {}).empty());  // unresolved: not guessed at
+    // A registry with userinfo is left out; a ${VAR} is never filled from the caller's
+    // environment (the agent's shell's): the value is left out.
+    CHECK(step_npmrc("registry=https://u:SETTINGSSECRET@npm.example.org/\n").empty());
+    ::setenv("NPM_REG", "https://attacker.example/", 1);
+    CHECK(step_npmrc("registry=${NPM_REG}\n").empty());
+    ::unsetenv("NPM_REG");
 }
 
 TEST_CASE("the step's pip.conf keeps index URLs without userinfo and install switches", "[cage][settings]") {
@@ -240,46 +240,36 @@ struct Home {
 
 }  // namespace
 
-TEST_CASE("a caged step on a home with tokens: git works with the user's identity, no token is reachable",
+TEST_CASE("the step's settings from a home with tokens: the user's identity and aliases, no token",
           "[cage][settings]") {
-    for (bool nobody : {false, true}) {
-        Home h;
-        INFO((nobody ? "as nobody" : "as root"));
-        // The workspace is the worker's own (git refuses a repository another user owns).
-        if (nobody && testsupport::can_switch_user()) REQUIRE(::chown(h.ws.c_str(), 65534, 65534) == 0);
-        h.write("../ws/step.sh",
-                "set -e\n"
-                "git init -q repo && cd repo && echo x > f && git add f && git commit -qm one\n"
-                "git log -1 --format='author=%an <%ae>'\n"
-                "touch a.log && git st\n"
-                "git co -q -b b2\n"
-                "git config --global --list; git config --system --list; env\n"
-                "for f in .gitconfig .config/git/config .git-credentials .npmrc .pypirc .config/pip/pip.conf "
-                ".cargo/credentials.toml .ssh/id_ed25519; do cat \"$HOME/$f\" 2>&1 || true; done\n"
-                "cat \"$GIT_CONFIG_GLOBAL\" \"$GIT_CONFIG_SYSTEM\" \"$NPM_CONFIG_USERCONFIG\" \"$PIP_CONFIG_FILE\"\n"
-                "echo END\n");
-        std::string cmd = (nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
-                          "env -i PATH=/usr/bin:/bin HOME=" + h.home + " LANG=C.UTF-8 TOOLCAGE_LOG=" + h.base +
-                          "/log/decisions.jsonl GITHUB_TOKEN=SETTINGSSECRETenv " + testsupport::reachable(TOOLCAGE_BIN) +
-                          " run --policy default --workdir " + h.ws + " -- /bin/bash ./step.sh 2>&1";
-        int status = 0;
-        std::string out = steptest::run_shell(cmd, status);
-        INFO(out);
-        CHECK(status == 0);
-        CHECK(out.find("END") != std::string::npos);
-        CHECK(out.find("author=Erin Example <erin@example.org>") != std::string::npos);
-        CHECK(out.find("user.name=Erin Example") != std::string::npos);
-        CHECK(out.find("alias.co=checkout") != std::string::npos);
-        CHECK(out.find("a.log") == std::string::npos);  // the user's global ignore file applies
-        CHECK(out.find("core.excludesfile=/tmp/toolcage-") != std::string::npos);
-        CHECK(out.find("unable to access") == std::string::npos);
-        CHECK(out.find("GIT_CONFIG_GLOBAL=/tmp/toolcage-") != std::string::npos);
-        CHECK(out.find("fund=false") != std::string::npos);
-        CHECK(out.find("Permission denied") != std::string::npos);  // the home's own files
-        CHECK(out.find(kMark) == std::string::npos);
-        CHECK(out.find("credential.") == std::string::npos);
-        CHECK(out.find("helper") == std::string::npos);
-        CHECK(out.find("insteadof") == std::string::npos);
-        CHECK(out.find("step not logged") == std::string::npos);
+    // `toolcage run` takes the home from the user database (its own runs are checked against
+    // the real home in tests/integrity/launcher_env_tests.cpp); here the same function is given
+    // a scratch home full of tokens.
+    Home h;
+    const std::string tmp = h.base + "/steptmp";
+    fs::create_directories(tmp);
+    toolcage::cage::Environment env;
+    toolcage::cage::add_step_settings(h.home, tmp, {}, env);
+    auto read = [](const std::string& p) {
+        std::ifstream f(p);
+        return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    };
+    std::string all;
+    for (const char* k : {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "NPM_CONFIG_USERCONFIG", "PIP_CONFIG_FILE"}) {
+        INFO(k);
+        REQUIRE(env.count(k));
+        all += read(env[k]);
     }
+    all += read(tmp + "/.toolcage/gitignore");
+    INFO(all);
+    CHECK(env["GIT_CONFIG_GLOBAL"] == tmp + "/.toolcage/gitconfig");
+    CHECK(all.find("Erin Example") != std::string::npos);
+    CHECK(all.find("checkout") != std::string::npos);
+    CHECK(all.find(tmp + "/.toolcage/gitignore") != std::string::npos);
+    CHECK(all.find("*.log") != std::string::npos);
+    CHECK(all.find("fund=false") != std::string::npos);
+    CHECK(all.find(kMark) == std::string::npos);
+    CHECK(all.find("credential.") == std::string::npos);
+    CHECK(all.find("helper") == std::string::npos);
+    CHECK(all.find("insteadof") == std::string::npos);
 }

@@ -32,7 +32,8 @@ HOME_DIR="$WORK/home"
 PROJECT="$WORK/project"
 mkdir -p "$HOME_DIR" "$PROJECT/.claude"
 git init -q "$PROJECT"
-DECISIONS="$WORK/decisions.jsonl"
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
+DECISIONS="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/test-logs/$(basename "$WORK").jsonl"
 node -e '
 const [bin, policy, file] = process.argv.slice(1);
 const q = (s) => "\x27" + s.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";

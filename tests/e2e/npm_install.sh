@@ -76,7 +76,9 @@ echo "$RUN_OUT" | grep -q '^touch-exit=0$' && fail "the write to \$HOME succeede
 [ ! -e "$HOME_DIR/escape-marker" ] || fail "the cage wrote $HOME_DIR/escape-marker"
 
 # The relay's own log: the registry let through, example.com refused.
-RELAY_LOG="$HOME_DIR/.local/state/toolcage/relay.jsonl"
+# In toolcage's state directory, found from the user database (not HOME).
+RELAY_LOG="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/relay.jsonl"
+[ -d "$(dirname "$(dirname "$(dirname "$RELAY_LOG")")")" ] || RELAY_LOG="/tmp/toolcage-state-$(id -u)/relay.jsonl"
 [ -f "$RELAY_LOG" ] || fail "the relay left no log at $RELAY_LOG"
 grep '"host":"example.com"' "$RELAY_LOG" | grep -q '"status":403' \
     || fail "the relay log has no 403 for example.com"

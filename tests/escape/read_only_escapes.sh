@@ -22,7 +22,12 @@ note() { echo "note [$LAYOUT/$(id -un)]: $*"; }
 # BASE: a directory of this user's; HOME=$BASE/home; the workspace is $HOME/proj.
 inner() {
     BASE="$1"
-    export HOME="$BASE/home" TOOLCAGE_LOG="$BASE/decisions.jsonl"
+    # toolcage's state (and $TOOLCAGE_LOG, which must lie in it) follows the user database's
+    # home, not HOME: the real home's, or /tmp/toolcage-state-<uid> for a user without one.
+    local real_home state
+    real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
+    if [ -d "$real_home" ]; then state="$real_home/.local/state/toolcage"; else state="/tmp/toolcage-state-$(id -u)"; fi
+    export HOME="$BASE/home" TOOLCAGE_LOG="$state/test-logs/$(basename "$BASE").jsonl"
     export PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
     WS="$HOME/proj"
     OUT="$BASE/outside-canary"

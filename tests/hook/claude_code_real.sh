@@ -48,7 +48,8 @@ PROJECT="$WORK/project"
 mkdir -p "$HOME_DIR/precious" "$PROJECT/.claude"
 echo "keep me" > "$HOME_DIR/precious/keep.txt"
 git init -q "$PROJECT" 2>/dev/null || mkdir -p "$PROJECT/.git"
-DECISIONS="$WORK/decisions.jsonl"
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
+DECISIONS="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/test-logs/$(basename "$WORK").jsonl"
 
 node -e '
 const [bin, file] = process.argv.slice(1);

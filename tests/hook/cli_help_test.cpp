@@ -2,6 +2,7 @@
 // command or option, a command without `--`), --version everywhere, `toolcage log` and its
 // numbers against the log itself, `toolcage explain`, and the policy tooling.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -324,17 +325,27 @@ TEST_CASE("policy validate reports every error in one run, and takes an installe
 
 TEST_CASE("policy install validates and installs a policy of one's own", "[cli][policy]") {
     HookFixture f;
-    std::string mine = f.root / "team.json";
+    // Into the user database's home, whatever HOME says (the agent's shell sets HOME): a name
+    // of the test's own, removed afterwards.
+    const std::string name = "test-" + f.root.path().substr(f.root.path().rfind('/') + 1);
+    const passwd* pw = ::getpwuid(::getuid());
+    const std::string dir = std::string(pw ? pw->pw_dir : "/nonexistent") + "/.config/toolcage/profiles";
+    struct Remove {
+        std::string path;
+        ~Remove() { std::remove(path.c_str()); }
+    } cleanup{dir + "/" + name + ".json"};
+    std::string mine = f.root / (name + ".json");
     write_file(mine, R"({"extends": "default", "overrides": {"git.push": "ask"}})");
     RunResult r = tc(f, {"policy", "install", mine});
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
-    std::string installed = f.home + "/.config/toolcage/profiles/team.json";
+    std::string installed = dir + "/" + name + ".json";
     CHECK(read_file(installed) == read_file(mine));
-    RunResult shown = tc(f, {"policy", "show", "team"});
+    CHECK_FALSE(std::ifstream(f.home + "/.config/toolcage/profiles/" + name + ".json").good());
+    RunResult shown = tc(f, {"policy", "show", name});
     CHECK(json::parse(shown.out)["overrides"]["git.push"] == "ask");
     // Used by name, as the hook finds it.
-    RunResult chk = tc(f, {"check", "--policy", "team", "--cwd", f.ws, "--json", "--", "git push"});
+    RunResult chk = tc(f, {"check", "--policy", name, "--cwd", f.ws, "--json", "--", "git push"});
     CHECK(json::parse(chk.out)["verdict"] == "ask");
 
     CHECK(tc(f, {"policy", "install", mine}).exit_code == 2);  // exists: --force
@@ -351,7 +362,7 @@ TEST_CASE("policy install validates and installs a policy of one's own", "[cli][
     CHECK(b.exit_code == 1);
     CHECK(b.err.find(broken + ": /cage/network") != std::string::npos);
     CHECK(b.err.find("nothing installed") != std::string::npos);
-    CHECK_FALSE(std::ifstream(f.home + "/.config/toolcage/profiles/broken.json").good());
+    CHECK_FALSE(std::ifstream(dir + "/broken.json").good());
 }
 
 TEST_CASE(

@@ -2,6 +2,9 @@
 // built toolcage binary run as an agent would run `toolcage hook`.
 #pragma once
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -9,12 +12,21 @@
 
 namespace toolcage::test {
 
+// A decision log of the test's own: $TOOLCAGE_LOG counts only under toolcage's state directory
+// (the user database's home, common/user_home.h), so the test's log lives there, named after
+// its scratch directory, and goes with the fixture.
+inline std::string test_log_path(const std::string& scratch) {
+    const passwd* pw = ::getpwuid(::getuid());
+    std::string name = scratch.substr(scratch.rfind('/') + 1);
+    return std::string(pw ? pw->pw_dir : "/nonexistent") + "/.local/state/toolcage/test-logs/" + name + ".jsonl";
+}
+
 struct HookFixture {
     TempDir root{TOOLCAGE_HOOK_TEST_DIR};
     std::string home = root / "home";
     std::string ws = root / "ws";
     std::string hermes_home = home + "/.hermes";
-    std::string log = root / "decisions.jsonl";
+    std::string log = test_log_path(root.path());
     std::map<std::string, std::string> env;
 
     HookFixture() {
@@ -22,6 +34,7 @@ struct HookFixture {
         make_dirs(hermes_home);
         env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", home}, {"TOOLCAGE_LOG", log}};
     }
+    ~HookFixture() { ::unlink(log.c_str()); }
 
     RunResult hook(const std::string& payload, const std::vector<std::string>& args = {}) const {
         std::vector<std::string> a = {"hook"};

@@ -482,16 +482,19 @@ TEST_CASE("hermes: every decision is one line in the audit log", "[hermes][audit
 
 TEST_CASE("hermes: a log that cannot be written warns and changes nothing", "[hermes][audit]") {
     HookFixture f;
-    f.env["TOOLCAGE_LOG"] = "/proc/version/decisions.jsonl";
+    // A directory where the log file should be: open() fails.
+    make_dirs(f.log);
     auto r = f.hook(hermes_terminal("builtin cd './sub'", f.ws));
     CHECK(r.exit_code == 0);
     CHECK(r.out == "{}\n");
     CHECK(r.err.find("warning: audit log") != std::string::npos);
+    ::rmdir(f.log.c_str());
 
-    f.env.erase("TOOLCAGE_LOG");
+    // XDG_STATE_HOME is the agent's to set, not toolcage's state: nothing goes there.
     f.env["XDG_STATE_HOME"] = f.root / "state";
     f.hook(hermes_terminal("ls", f.ws));
-    CHECK_FALSE(read_file(f.root / "state/toolcage/decisions.jsonl").empty());
+    CHECK(read_file(f.root / "state/toolcage/decisions.jsonl").empty());
+    CHECK_FALSE(read_file(f.log).empty());
 }
 
 TEST_CASE("hermes: a hook command line that cannot be read still answers with a block",

@@ -13,6 +13,7 @@ stdin, so that a terminal shows Hermes's prompt). Prints one line per check; exi
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -55,8 +56,10 @@ r = subprocess.run([TOOLCAGE, "install", "hermes", "--hermes-home", hermes_home]
 check("toolcage install hermes", r.returncode == 0, r.stdout + r.stderr)
 print(r.stdout)
 
-os.environ.update(HOME=home, HERMES_HOME=hermes_home, TERMINAL_CWD=ws,
-                  TOOLCAGE_LOG=os.path.join(root, "decisions.jsonl"))
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
+decisions = os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".local/state/toolcage/test-logs",
+                         os.path.basename(root) + ".jsonl")
+os.environ.update(HOME=home, HERMES_HOME=hermes_home, TERMINAL_CWD=ws, TOOLCAGE_LOG=decisions)
 os.chdir(root)  # Hermes's own directory is not the workspace
 sys.path.insert(0, TREE)
 sys.argv = ["hermes", "chat"]
@@ -212,7 +215,7 @@ if CASE == "all":
     out, _ = call({"command": "bash build.sh"})
     check("caged script writes the workspace", os.path.exists(os.path.join(ws, "made.txt")), out)
     check("caged script cannot write the home", not os.path.exists(os.path.join(home, "pwned.txt")), out)
-    log = open(os.path.join(root, "decisions.jsonl")).read()
+    log = open(decisions).read()
     check("the shell hook passed the plugin's rewrite as toolcage's own (no cage in the cage)",
           '"rule":"hook.own-rewrite"' in log.replace(" ", ""), log[-800:])
 

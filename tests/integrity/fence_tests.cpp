@@ -537,9 +537,15 @@ TEST_CASE("forge grants named package caches, never ~/.cache whole", "[fence][re
             std::ifstream f(std::string(TOOLCAGE_SOURCE_DIR) + "/profiles/forge.json");
             json forge = json::parse(f, nullptr, true, true);
             // forge's own cage lists on default's, without its relay (no network in this test).
+            // {home} is the user database's home in `toolcage run`: the scratch home stands for it
+            // here by name, so that the test touches no real home.
             std::string policy = policy_with(w, "fence-forge", [&](json& p) {
                 for (const char* k : {"read", "write", "execute"})
-                    for (const auto& e : forge["cage"][k]) p["cage"][k].push_back(e);
+                    for (const auto& e : forge["cage"][k]) {
+                        std::string entry = e.get<std::string>();
+                        if (entry.rfind("{home}", 0) == 0) entry = w.home.string() + entry.substr(6);
+                        p["cage"][k].push_back(entry);
+                    }
             });
             fs::create_directories(w.home / ".cache/huggingface");
             fs::create_directories(w.home / ".cache/pip");
@@ -547,11 +553,12 @@ TEST_CASE("forge grants named package caches, never ~/.cache whole", "[fence][re
             std::ofstream(w.home / ".cache/huggingface/token") << "hf_secret\n";
             for (const auto& e : fs::recursive_directory_iterator(w.home))
                 if (who == As::nobody) ::lchown(e.path().c_str(), 65534, 65534);
-            Result r = w.caged("cat ~/.cache/huggingface/token; ls ~/.cache; "
-                               "echo planted > ~/.cache/pre-commit/hook || echo precommit-refused; "
-                               "echo planted > ~/.cache/pip/entry || echo user-pip-refused; "
-                               "mkdir -p ~/.cache/toolcage-steps/pip && "
-                               "echo cached > ~/.cache/toolcage-steps/pip/entry && echo pip-ok",
+            const std::string c = w.home.string() + "/.cache";
+            Result r = w.caged("cat " + c + "/huggingface/token; ls " + c + "; echo planted > " + c +
+                                   "/pre-commit/hook || echo precommit-refused; echo planted > " + c +
+                                   "/pip/entry || echo user-pip-refused; mkdir -p " + c +
+                                   "/toolcage-steps/pip && echo cached > " + c +
+                                   "/toolcage-steps/pip/entry && echo pip-ok",
                                policy);
             INFO(r.out);
             CHECK(r.out.find("hf_secret") == std::string::npos);

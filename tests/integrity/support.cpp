@@ -2,6 +2,7 @@
 #include "tests/other_user.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "../hook/run_binary.h"
 
 namespace integrity {
 
@@ -83,6 +86,21 @@ Workspace::Workspace(As w) : who(w) {
 Workspace::~Workspace() {
     std::error_code ec;
     fs::remove_all(base, ec);
+    fs::remove(log_file(), ec);
+}
+
+std::string state_dir_of(As who) {
+    uid_t uid = who == As::root ? 0 : 65534;
+    const passwd* pw = ::getpwuid(uid);
+    std::string home = pw && pw->pw_dir ? pw->pw_dir : "";
+    struct stat st {};
+    if (!home.empty() && ::stat(home.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return (home == "/" ? "" : home) + "/.local/state/toolcage";
+    return "/tmp/toolcage-state-" + std::to_string(uid);
+}
+
+std::string Workspace::log_file() const {
+    return state_dir_of(who) + "/test-" + base.filename().string() + ".jsonl";
 }
 
 std::map<std::string, std::string> Workspace::env() const {
@@ -137,6 +155,47 @@ void Workspace::own() const {
     ::lchown(ws.c_str(), 65534, 65534);
     ::lchown(home.c_str(), 65534, 65534);
     for (const auto& e : fs::recursive_directory_iterator(ws)) ::lchown(e.path().c_str(), 65534, 65534);
+}
+
+namespace {
+
+// As a policy's `extends` merges: objects merge, lists add to the base's, other values replace.
+void extend(nlohmann::json& base, const nlohmann::json& patch) {
+    for (const auto& [k, v] : patch.items()) {
+        if (base.contains(k) && base[k].is_object() && v.is_object())
+            extend(base[k], v);
+        else if (base.contains(k) && base[k].is_array() && v.is_array())
+            base[k].insert(base[k].end(), v.begin(), v.end());
+        else
+            base[k] = v;
+    }
+}
+
+}  // namespace
+
+std::string Workspace::policy_with(const std::string& name, const nlohmann::json& patch) const {
+    std::ifstream f(policy());
+    nlohmann::json p = nlohmann::json::parse(f);
+    p["name"] = name;
+    extend(p, patch);
+    const fs::path file = base / (name + ".json");
+    std::ofstream(file) << p.dump(2);
+    ::chmod(file.c_str(), 0644);
+    return file.string();
+}
+
+Result Workspace::hook(const std::map<std::string, std::string>& environment) const {
+    nlohmann::json payload = {{"session_id", "s"},    {"transcript_path", "/dev/null"}, {"cwd", ws.string()},
+                              {"hook_event_name", "PreToolUse"}, {"tool_name", "Bash"},
+                              {"tool_input", {{"command", "ls"}}}};
+    std::vector<std::string> args = {"hook", "--agent", "claude"};
+    std::string bin = TOOLCAGE_BIN;
+    if (who == As::nobody) {
+        args.insert(args.begin(), {"--reuid=65534", "--regid=65534", "--clear-groups", "--", bin});
+        bin = "/usr/bin/setpriv";
+    }
+    auto r = toolcage::test::run_binary(bin, args, payload.dump(), environment);
+    return {r.exit_code, r.out + r.err};
 }
 
 std::string Workspace::read(const std::string& rel) const {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,12 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
 // argv behind setpriv for nobody (65534); unchanged for root.
 std::vector<std::string> as_user(As who, std::vector<std::string> argv);
 
+// toolcage's state directory for `who` (common/user_home.h): ~/.local/state/toolcage of the
+// user database's home, or /tmp/toolcage-state-<uid> where that home does not exist.
+std::string state_dir_of(As who);
+
 // base/ws: a git repository with one commit (README, .gitmodules), owned by the user the test
-// runs as; base/home: HOME; base/logs/decisions.jsonl: TOOLCAGE_LOG; base/marker-*: what a
+// runs as; base/home: HOME (which toolcage ignores); log_file(): TOOLCAGE_LOG; base/marker-*: what a
 // planted command would create.
 struct Workspace {
     As who;
@@ -41,7 +46,9 @@ struct Workspace {
     Workspace& operator=(const Workspace&) = delete;
 
     std::map<std::string, std::string> env() const;
-    std::string log_file() const { return (logs / "decisions.jsonl").string(); }
+    // The test's own decision log ($TOOLCAGE_LOG), under toolcage's state directory of the
+    // user the test runs as (only there does toolcage accept it; common/user_home.h).
+    std::string log_file() const;
     std::string marker(const std::string& name) const { return (base / ("marker-" + name)).string(); }
     // A script that creates marker(name) when run: what a step plants.
     std::string evil_script(const std::string& name) const;
@@ -56,6 +63,12 @@ struct Workspace {
     // The shipped default policy, renamed, written to base (readable by everyone); `drop_protected`
     // leaves cage.protected_paths out to show the built-in list; `protect` is cage.protect.
     std::string policy(bool drop_protected = false, const std::string& protect = "check") const;
+    // That policy named `name`, with `patch` merged into it as `extends` merges (objects merge,
+    // lists add), written to base.
+    std::string policy_with(const std::string& name, const nlohmann::json& patch) const;
+    // `toolcage hook --agent claude` on a Bash `ls` in the workspace, as the test's user, with
+    // exactly `environment`: its exit code and its stdout and stderr together.
+    Result hook(const std::map<std::string, std::string>& environment) const;
     // Gives the workspace tree to the test's user (after writing into it as root).
     void own() const;
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The hook's start-up stays flat however many journals other workspaces left: the whole-process
+# cost of `toolcage hook` (a typical Hermes payload) with 10,000 stale journal entries of other
+# workspaces in the journal directory, against none, in interleaved rounds (the two journal
+# directories swapped into place by rename between runs, outside the timing). Reports the ratio.
+# Run as root it runs the hooks as nobody, whose state directory is /tmp/toolcage-state-65534
+# (nobody has no home): the user's own state is never touched.
+# Usage: bench/journal.sh [BUILD_DIR] [ROUNDS]   (default: build, 300)
+set -euo pipefail
+
+BUILD="${1:-build}"
+ROUNDS="${2:-300}"
+BIN="$(cd "$BUILD" && pwd)/toolcage"
+[ -x "$BIN" ] || { echo "no toolcage binary at $BIN; build it first" >&2; exit 2; }
+
+WORK=$(mktemp -d /tmp/toolcage-bench-journal-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/ws/.git"
+chmod 755 "$WORK"
+[ "$(id -u)" = 0 ] && chown -R 65534:65534 "$WORK"
+
+python3 - "$BIN" "$WORK" "$ROUNDS" <<'PY'
+import json, os, shutil, statistics, subprocess, sys, time
+bin_, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if os.getuid() == 0:
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+ws = os.path.join(work, "ws")
+payload = os.path.join(work, "payload.json")
+with open(payload, "w") as f:
+    json.dump({"hook_event_name": "pre_tool_call", "tool_name": "terminal",
+               "tool_input": {"command": "npm test 2>&1 | tail -n 50", "workdir": ws},
+               "session_id": "20260101_120000_abcdef", "cwd": ws, "profile": "default"}, f)
+env = {"PATH": "/usr/bin:/bin", "HOME": os.path.join(work, "home")}
+devnull = os.open(os.devnull, os.O_WRONLY)
+
+def hook():
+    fd = os.open(payload, os.O_RDONLY)
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawn(bin_, [bin_, "hook", "--agent", "hermes"], env,
+                         file_actions=[(os.POSIX_SPAWN_DUP2, fd, 0), (os.POSIX_SPAWN_DUP2, devnull, 1)])
+    _, st = os.waitpid(pid, 0)
+    took = (time.perf_counter_ns() - t0) / 1e6
+    os.close(fd)
+    if os.waitstatus_to_exitcode(st) != 0:
+        raise SystemExit("journal.sh: the hook failed")
+    return took
+
+hook()  # makes the state directory
+state = json.loads(subprocess.run([bin_, "doctor", "--json"], capture_output=True, text=True, env=env).stdout)["state_dir"]
+root = os.path.join(state, "journal")
+empty, stale = root + ".bench-empty", root + ".bench-stale"
+saved = root + ".bench-saved"
+if os.path.exists(root):
+    os.rename(root, saved)
+os.mkdir(empty, 0o700)
+os.mkdir(stale, 0o700)
+# 10,000 workspaces that no longer exist, each with an unfinished journal (a supervisor long gone).
+for i in range(10000):
+    d = os.path.join(stale, "%016x" % (0x5eed0000000000 + i))
+    os.mkdir(d, 0o700)
+    with open(os.path.join(d, "workspace"), "w") as f:
+        f.write("/nonexistent/ws-%d\n" % i)
+    fd = os.open(os.path.join(d, "1-stale.journal"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, b"toolcage-journal 1\n")
+    os.close(fd)
+
+times = {"none": [], "10000 stale": []}
+try:
+    for r in range(20 + rounds):
+        for name, src in (("none", empty), ("10000 stale", stale)):
+            os.rename(src, root)
+            took = hook()
+            os.rename(root, src)
+            if r >= 20:
+                times[name].append(took)
+finally:
+    shutil.rmtree(stale, ignore_errors=True)
+    shutil.rmtree(empty, ignore_errors=True)
+    if os.path.exists(saved):
+        os.rename(saved, root)
+med = {k: statistics.median(v) for k, v in times.items()}
+for k, v in times.items():
+    v.sort()
+    print(f"hook, {k:12s} median {med[k]:7.3f} ms   p25 {v[len(v)//4]:7.3f} ms   min {v[0]:7.3f} ms")
+print(f"10000 stale / none: {med['10000 stale'] / med['none']:.3f}x   (goal: 1.0, flat)")
+PY

@@ -1,0 +1,44 @@
+// Where toolcage keeps its own files (state, journal, decision log, the user's policies): found
+// from the user database (getpwuid), never from $HOME or $XDG_*, which the agent's shell sets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace toolcage {
+
+// The home directory of the real user id, as the user database has it; "" when it is not an
+// absolute path. Read once per process.
+const std::string& user_home();
+
+// <user_home>/.local/state/toolcage: the journal, the decision log, the relay's log.
+std::string primary_state_dir();
+// /tmp/toolcage-state-<uid>: the same, for users whose home cannot hold it (system users,
+// read-only homes); accepted only as a private directory of ours (private_dir_problem).
+std::string fallback_state_dir();
+// The state directory in use: the primary one when it exists or can be made (0700), else the
+// fallback, made 0700 if missing. "" when neither can be used. With `make` false nothing is
+// made: the first of the two that exists and checks out, else "".
+std::string state_dir(bool make = true);
+// <user_home>/.config/toolcage/profiles: the user's own policies.
+std::string user_policy_dir();
+
+// Every directory of toolcage's own that no step may be granted (checked when a policy loads
+// and when a workspace is chosen): both state directories.
+std::vector<std::string> private_state_dirs();
+
+// Why `dir` cannot be trusted as a directory only toolcage writes, or "" when it can: every
+// component from / down must be a real directory (no symlink), owned by root or the user, and
+// writable by no one else unless it is a root-owned sticky directory (/tmp); `dir` itself must
+// be the user's, with no group or other permission bits. In a user namespace that does not map
+// the host's root, root's directories show as the overflow uid and count as root's. The answer
+// names the path and the check.
+std::string private_dir_problem(const std::string& dir);
+
+// mkdir -p, 0700 for what it makes; "" or the failing call as written.
+std::string make_private_dirs(const std::string& dir);
+
+// `path` (absolute, lexically normal: no "." or ".." component, no "//") lies strictly under `dir`.
+bool lies_under(const std::string& path, const std::string& dir);
+
+}  // namespace toolcage
