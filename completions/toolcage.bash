@@ -35,7 +35,7 @@ _toolcage() {
         explain) opts="--policy --cwd" ;;
         log) opts="--file --deny --ask --cage --allow --since --agent --rule --stats --json --format --limit --all" ;;
         run) opts="--policy --workdir --cwd --best-effort --verbose --" ;;
-        doctor) opts="--policy --workdir --cwd --json --hermes-home --plugin-dir" ;;
+        doctor) opts="--policy --workdir --cwd --json --hermes-home" ;;
         hook) opts="--agent --policy" ;;
         policy)
             case $subsub in

@@ -35,6 +35,13 @@ std::vector<std::string> refusal_lines(const std::string& out) {
     return v;
 }
 
+// The harness lets steps read its scratch base; the files in it must stay closed here.
+void close_scratch_base(Scratch& s) {
+    auto& read = s.policy["cage"]["read"];
+    for (std::size_t i = 0; i < read.size(); ++i)
+        if (read[i] == s.base) read.erase(i--);
+}
+
 Result caged(Scratch& s, As who, const std::string& script) {
     return run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c", script},
                         {who, false, {}});
@@ -211,7 +218,7 @@ TEST_CASE("at a terminal the refusal is explained too, after the step, and the s
     std::string inner = (who == As::nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
                         "env -i PATH=/usr/bin:/bin HOME=" + s.state + " XDG_STATE_HOME=" + s.state +
                         " LANG=C.UTF-8 " + testsupport::reachable(TOOLCAGE_BIN) + " run --policy " + s.policy_file() +
-                        " -- /bin/sh -c 'test -t 2 && echo stderr-is-a-terminal; cat \\$HOME/.bashrc'";
+                        " -- /bin/sh -c 'test -t 2 && echo stderr-is-a-terminal; cat " + s.state + "/.bashrc'";
     int status = 0;
     std::string out = run_shell("cd " + s.ws + " && script -qefc \"" + inner + "\" /dev/null", status);
     INFO(out);
