@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/doctor.h"
+#include "common/error.h"
 #include "hook/install/hermes_plugin.h"
 #include "tools/commands.h"
 #include "tools/policy_access.h"
@@ -33,9 +34,26 @@ int check_hermes_plugin(const DoctorOptions& o, const std::string& wd) {
     return problems.empty() ? 0 : 1;
 }
 
+// The directory a step would run in, resolved as `toolcage run` resolves it: "." or "sub" is the
+// one it names from here, and a directory that is not there is named as such (before the policy
+// is read, so that the error is not taken for the policy's).
+std::string resolve_workdir(const std::string& given) {
+    std::error_code ec;
+    if (given.empty()) {
+        std::filesystem::path wd = std::filesystem::current_path(ec);
+        if (ec) throw Error("doctor: the current directory cannot be read (" + ec.message() + "); pass --workdir");
+        return wd.string();
+    }
+    std::filesystem::path real = std::filesystem::canonical(given, ec);
+    if (ec || !std::filesystem::is_directory(real))
+        throw Error("doctor: --workdir \"" + given + "\": not a directory (" +
+                    (ec ? ec.message() : std::string("a file")) + "); give an existing directory");
+    return real.string();
+}
+
 int run_doctor(const DoctorOptions& o) {
+    std::string wd = resolve_workdir(o.workdir);
     Policy p = load_checked_policy(o.policy);
-    std::string wd = o.workdir.empty() ? std::filesystem::current_path().string() : o.workdir;
     cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi, /*relay_linked=*/true);
     // relay.allow_ranges: the non-public ranges this network's resolver may answer with, which
     // the relay dials although it refuses every other private or reserved address.
