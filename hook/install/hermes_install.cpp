@@ -335,7 +335,7 @@ ConfigPlan plan_config_uninstall(const FileState& st, const std::string& content
     if (no_newline && at_end) t.final_newline = false;
     bool now_empty = t.lines.empty();
     if (created && now_empty)
-        plan.edit = FileEdit{st, std::nullopt, "removed the file toolcage created"};
+        plan.edit = created_file_removal(FileEdit{st, std::nullopt, "removed the file toolcage created"});
     else
         plan.edit = FileEdit{st, t.join(),
                              content != st.content
@@ -396,7 +396,7 @@ std::optional<FileEdit> plan_allowlist(const fs::path& path, const std::vector<s
     std::string what =
         add ? "recorded Hermes' approval of the hook" : "withdrew Hermes' approval of the hook";
     if (!after) what += "; removed the file toolcage created";
-    return FileEdit{st, after, what};
+    return created_file_removal(FileEdit{st, after, what});
 }
 
 ojson toolcage_json(const std::string& policy) {
@@ -445,7 +445,7 @@ std::optional<FileEdit> plan_policy_removal(const HermesPaths& p) {
     if (js.exists) {
         ojson v = ojson::parse(js.content, nullptr, false);
         if (!v.is_discarded() && ours(v))
-            return FileEdit{js, std::nullopt, "removed the policy file toolcage wrote"};
+            return created_file_removal(FileEdit{js, std::nullopt, "removed the policy file toolcage wrote"});
     }
     return std::nullopt;
 }
