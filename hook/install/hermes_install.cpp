@@ -502,9 +502,15 @@ Outcome install_hermes(const HermesOptions& o) {
         p = hermes_paths(o);
     } catch (const Error& e) {
         if (!o.dry_run) throw;
-        return print_hermes(o, "toolcage install hermes (dry run): " + std::string(e.what()) +
-                                   ".\nNothing would be changed. For a profile made later (an image "
-                                   "template), this is what to write:\n\n");
+        // The template is printed, but the dry run fails as Claude's and OpenClaw's do for a
+        // file that is not there: a script that checks a profile learns it is missing.
+        Outcome out = print_hermes(o, "toolcage install hermes (dry run): " + std::string(e.what()) +
+                                          ".\nNothing would be changed. For a profile made later (an image "
+                                          "template), this is what to write:\n\n");
+        out.exit_code = 2;
+        out.err = "toolcage install hermes --dry-run: " + std::string(e.what()) +
+                  "; for an image's template use `toolcage install hermes --print` (exit 0)\n";
+        return out;
     }
     const fs::path plugin_source = hermes_plugin_source(o.plugin_dir);
     const std::string command = hermes_command();
