@@ -95,6 +95,14 @@ TEST_CASE("toolcage doctor resolves a relative --workdir and names a missing one
     Out sub = shell("cd " + d + " && " + bin + " doctor --policy default --cwd sub");
     INFO(sub.text);
     CHECK(sub.status == 0);
+    // The text report starts with what a step there is granted, in words.
+    CHECK(sub.text.find("what a step in " + d + "/sub is granted:") != std::string::npos);
+    CHECK(sub.text.find("  workspace: " + d + "/sub\n") != std::string::npos);
+    CHECK(sub.text.find("  writes:    the workspace") != std::string::npos);
+    CHECK(sub.text.find("  network:   none") != std::string::npos);
+    Out forge = shell("cd " + d + " && " + bin + " doctor --policy forge --cwd sub");
+    CHECK(forge.text.find("  network:   HTTPS through the relay to ") != std::string::npos);
+    CHECK(forge.text.find("pypi.org") != std::string::npos);
     // A directory that is not there: the error names it, and no policy.
     Out missing = shell("cd " + d + " && " + bin + " doctor --policy default --workdir nowhere");
     INFO(missing.text);
