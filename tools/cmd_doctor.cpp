@@ -71,7 +71,7 @@ std::string grant_summary(const Policy& p, const std::string& wd) {
     std::vector<std::string> writes;
     for (const auto& w : c.write)
         if (w == paths.workspace) writes.insert(writes.begin(), "the workspace");
-        else if (w != paths.tmp) writes.push_back(w);
+        else if (w != paths.tmp && !w.starts_with("/dev/")) writes.push_back(w);  // /dev/null, /dev/tty: below
     const auto& l = p.cage.limits;
     std::string o = "what a step in " + wd + " is granted:\n";
     o += "  workspace: " + paths.workspace + (paths.workspace == wd ? "" : " (the git top level above it)") + "\n";
