@@ -41,13 +41,13 @@ TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][
     char dir[] = "/tmp/toolcage-cli-XXXXXX";
     REQUIRE(::mkdtemp(dir));
     Out o = shell(bin + " run --workdir " + dir + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    Out ok = shell(bin + " run --workdir " + dir + " -- /bin/true");
     ::rmdir(dir);
     INFO(o.text);
     CHECK(o.status != 0);
     CHECK(o.text.find("Permission denied") != std::string::npos);
     // After the step's own output, one line counts what the cage refused.
     CHECK(o.text.find("toolcage run: 1 refusal by the cage; see above") != std::string::npos);
-    Out ok = shell(bin + " run -- /bin/true");
     CHECK(ok.status == 0);
     CHECK(ok.text.find("refusal") == std::string::npos);
     Out shared = shell(bin + " run --workdir /tmp -- /bin/true");
