@@ -649,6 +649,10 @@ void explain_refusals(const RunOptions& opt, Step& step) {
                         "toolcage run without --read-only";
             }
     for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
+    // Among the step's own output the lines above are easy to miss: one line that counts them.
+    if (!out.empty())
+        std::fprintf(stderr, "toolcage run: %zu refusal%s by the cage; see above for each and the policy field that allows it\n",
+                     out.size(), out.size() == 1 ? "" : "s");
     // A program named by the step that is in a directory its PATH leaves out.
     if (auto note = path_note(opt.argv, step.path_left_out); !note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
 }

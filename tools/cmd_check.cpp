@@ -90,7 +90,7 @@ int run_check(CheckOptions o) {
     if (o.batch && !o.command.empty())
         throw Error("check: --batch reads the commands from stdin, one JSON object a line; give no command "
                     "after -- (or drop --batch)");
-    if (o.explain && !o.batch) return run_explain(o.policy, o.cwd, o.command);
+    if (o.explain && !o.batch) return run_explain(o.policy, o.cwd, o.command, o.json);
     Policy policy = load_checked_policy(o.policy);
     if (o.batch) return run_batch(o, policy);
     if (o.command.empty()) throw Error("check: no command given; write toolcage check -- 'COMMAND'");

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -106,7 +107,22 @@ void print_stats(const LogStats& s, const std::string& path) {
     print_counts("by program", s.by_program, 25);
 }
 
+// --stats --json: the same counts as one JSON object, every verdict present even at 0.
+void print_stats_json(const LogStats& s, const std::string& path) {
+    nlohmann::json verdicts = nlohmann::json::object();
+    for (const char* v : {"allow", "cage", "ask", "deny"}) {
+        auto it = s.by_verdict.find(v);
+        verdicts[v] = it == s.by_verdict.end() ? 0 : it->second;
+    }
+    nlohmann::json j = {{"log", path},         {"decisions", s.decisions}, {"steps", s.steps},
+                        {"audit", s.audit},     {"unreadable", s.unreadable}, {"by_verdict", verdicts},
+                        {"by_rule", s.by_rule}, {"by_agent", s.by_agent}, {"by_program", s.by_program}};
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
 int run_log(const LogOptions& o) {
+    if (o.stats && o.format == "ocsf")
+        throw Error("log: --stats counts the log; OCSF events are its lines: drop --stats or --format ocsf");
     std::string path = o.file.empty() ? decision_log_path() : o.file;
     if (path.empty())
         throw Error("log: no decision log can be named (the user has no usable home or state directory); pass --file");
@@ -164,7 +180,10 @@ int run_log(const LogOptions& o) {
     if (std::string note = fleet::unsent_note(path); !note.empty())
         std::cerr << "toolcage log: " << note << '\n';
     if (o.stats) {
-        print_stats(stats, path);
+        if (o.json)
+            print_stats_json(stats, path);
+        else
+            print_stats(stats, path);
         return 0;
     }
     if (o.json) {
@@ -213,7 +232,8 @@ Subcommand add_log_command(CLI::App& app) {
     sub->add_option("--rule", o->rule,
                     "Only this rule id (or every id under a prefix ending in '.', e.g. git.)");
     sub->add_flag("--stats", o->stats, "Counts by verdict, rule, agent and program");
-    sub->add_flag("--json", o->json, "Print the matching lines as logged (JSON Lines)");
+    sub->add_flag("--json", o->json,
+                  "Print the matching lines as logged (JSON Lines); with --stats, the counts as one JSON object");
     sub->add_option("--format", o->format,
                     "table (default), json (as --json) or ocsf: the matching lines as OCSF 1.8.0 "
                     "events, one JSON a line, for a file collector")

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "hook/classify/rules.h"
 
@@ -30,18 +31,79 @@ std::string pad(const std::string& s, std::size_t w) {
     return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
 }
 
+// The override that changes the verdict: every rule that fired at the deciding severity must
+// change for the verdict to change, each to the next milder verdict.
+struct Change {
+    Decision top = Decision::allow;
+    Decision want = Decision::ask;
+    std::vector<std::string> rules;
+    bool own = false;  // one of them is the policy's own rule
+};
+
+Change change_for(const classify::Explanation& e, const Policy& policy) {
+    Change c;
+    for (const auto& h : e.hits) c.top = std::max(c.top, h.decision);
+    std::set<std::string> deciding;
+    for (const auto& h : e.hits)
+        if (h.decision == c.top) deciding.insert(h.rule);
+    if (deciding.empty()) deciding.insert(e.verdict.rule);
+    c.want = milder(c.top);
+    for (const auto& id : deciding) {
+        c.rules.push_back(id);
+        c.own = c.own || std::any_of(policy.rules.begin(), policy.rules.end(),
+                                     [&](const ExtraRule& r) { return r.id == id; });
+    }
+    return c;
+}
+
+bool parse_failed(const classify::Explanation& e) {
+    return std::any_of(e.hits.begin(), e.hits.end(),
+                       [](const classify::RuleHit& h) { return h.rule.starts_with("parse."); });
+}
+
+// The same rule often fires once per argument: each (rule, verdict, reason) once.
+std::vector<classify::RuleHit> distinct_hits(const classify::Explanation& e) {
+    std::set<std::string> seen;
+    std::vector<classify::RuleHit> out;
+    for (const auto& h : e.hits) {
+        std::string key = h.rule + '\x1f' + std::string(to_string(h.decision)) + '\x1f' + h.reason;
+        if (seen.insert(key).second) out.push_back(h);
+    }
+    return out;
+}
+
 }  // namespace
+
+nlohmann::json explain_json(const std::string& command, const classify::Explanation& e,
+                            const Policy& policy) {
+    nlohmann::json hits = nlohmann::json::array();
+    for (const auto& h : distinct_hits(e)) {
+        nlohmann::json j = {{"rule", h.rule}, {"verdict", std::string(to_string(h.decision))}, {"reason", h.reason}};
+        if (h.builtin != h.decision) j["builtin_verdict"] = std::string(to_string(h.builtin));
+        hits.push_back(std::move(j));
+    }
+    Change c = change_for(e, policy);
+    nlohmann::json overrides = nlohmann::json::object();
+    for (const auto& id : c.rules) overrides[id] = std::string(to_string(c.want));
+    return {{"command", command},
+            {"parsed", !parse_failed(e)},
+            {"programs", e.programs},
+            {"rules_fired", hits},
+            {"verdict", std::string(to_string(e.verdict.decision))},
+            {"rule", e.verdict.rule},
+            {"reason", e.verdict.reason},
+            {"policy", policy.name},
+            {"policy_file", policy.file},
+            {"to_change", {{"verdict", std::string(to_string(c.want))}, {"overrides", overrides}}}};
+}
 
 std::string explain_text(const std::string& command, const classify::Explanation& e,
                          const Policy& policy) {
     std::ostringstream o;
     const Verdict& v = e.verdict;
     o << "command:   " << command << '\n';
-    bool parse_failed = std::any_of(e.hits.begin(), e.hits.end(), [](const classify::RuleHit& h) {
-        return h.rule.starts_with("parse.");
-    });
     o << "parse:     "
-      << (parse_failed ? "refused by the shell parser (see the parse.* rule below)"
+      << (parse_failed(e) ? "refused by the shell parser (see the parse.* rule below)"
                        : "parsed; " + std::to_string(e.programs.size()) + " program call(s) found")
       << '\n';
     o << "programs:  ";
@@ -50,11 +112,7 @@ std::string explain_text(const std::string& command, const classify::Explanation
     o << '\n';
     o << "rules that fired:\n";
     if (e.hits.empty()) o << "  (none: nothing runs)\n";
-    // The same rule often fires once per argument: each (rule, verdict, reason) once.
-    std::set<std::string> seen;
-    for (const auto& h : e.hits) {
-        std::string key = h.rule + '\x1f' + std::string(to_string(h.decision)) + '\x1f' + h.reason;
-        if (!seen.insert(key).second) continue;
+    for (const auto& h : distinct_hits(e)) {
         o << "  " << pad(std::string(to_string(h.decision)), 6) << pad(h.rule, 26) << h.reason;
         if (h.builtin != h.decision)
             o << " [built-in verdict " << to_string(h.builtin) << ", changed by overrides]";
@@ -64,29 +122,18 @@ std::string explain_text(const std::string& command, const classify::Explanation
     o << "policy:    " << policy.name << (policy.file.empty() ? "" : " (" + policy.file + ")")
       << '\n';
 
-    // Every rule that fired at the deciding severity must change for the verdict to change.
-    Decision top = Decision::allow;
-    for (const auto& h : e.hits) top = std::max(top, h.decision);
-    std::set<std::string> deciding;
-    for (const auto& h : e.hits)
-        if (h.decision == top) deciding.insert(h.rule);
-    if (deciding.empty()) deciding.insert(v.rule);
-    const Decision want = milder(top);
+    const Change c = change_for(e, policy);
+    const Decision top = c.top, want = c.want;
     std::string entries;
-    bool own = false;
-    for (const auto& id : deciding) {
-        entries += (entries.empty() ? "" : ", ") +
-                   ("\"" + id + "\": \"" + std::string(to_string(want)) + "\"");
-        own = own || std::any_of(policy.rules.begin(), policy.rules.end(),
-                                 [&](const ExtraRule& r) { return r.id == id; });
-    }
+    for (const auto& id : c.rules)
+        entries += (entries.empty() ? "" : ", ") + ("\"" + id + "\": \"" + std::string(to_string(want)) + "\"");
     if (v.decision != top)
         o << "note:      the policy's \"on_cage\" turns cage verdicts into "
           << to_string(v.decision) << '\n';
     o << "to change: "
       << (top == Decision::allow ? "make it stricter" : "make it " + std::string(to_string(want)))
       << " with the policy's \"overrides\": {" << entries << "}";
-    if (own) o << " (or edit the policy's own rule of that id)";
+    if (c.own) o << " (or edit the policy's own rule of that id)";
     o << "\n           then `toolcage policy validate FILE` and `toolcage policy install FILE`\n";
     o << "(the hook also protects toolcage's own files, git config and protected paths; `toolcage "
          "check` "

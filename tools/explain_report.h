@@ -3,6 +3,7 @@
 // it.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/policy.h"
@@ -12,5 +13,8 @@ namespace toolcage::cli {
 
 std::string explain_text(const std::string& command, const classify::Explanation& e,
                          const Policy& policy);
+// The same as one JSON object (`--json`).
+nlohmann::json explain_json(const std::string& command, const classify::Explanation& e,
+                            const Policy& policy);
 
 }  // namespace toolcage::cli

@@ -69,6 +69,11 @@ std::vector<std::string> ChangeSet::preview() const {
     return out;
 }
 
+FileEdit created_file_removal(FileEdit edit) {
+    edit.toolcage_created = !edit.after;
+    return edit;
+}
+
 std::vector<std::string> ChangeSet::apply() const {
     // Everything is checked before the first write, so that bad input changes nothing.
     for (const auto& e : edits_) {
@@ -81,7 +86,8 @@ std::vector<std::string> ChangeSet::apply() const {
     }
     std::vector<std::string> backups;
     for (const auto& e : edits_)
-        backups.push_back(e.before.exists && e.backup ? backup_file(e.before).string() : "");
+        backups.push_back(e.before.exists && e.backup && !e.toolcage_created ? backup_file(e.before).string()
+                                                                             : "");
 
     std::vector<std::string> out;
     for (size_t i = 0; i < edits_.size(); ++i) {
@@ -109,6 +115,20 @@ std::vector<std::string> ChangeSet::apply() const {
         }
         out.push_back(e.before.path.string() + ": " + e.what +
                       (backups[i].empty() ? "" : " (backup: " + backups[i] + ")"));
+    }
+    // Only once every file is written: the backups of the files toolcage created and removed,
+    // by their exact name (list_backups); a user's own file is never toolcage_created.
+    for (size_t i = 0; i < edits_.size(); ++i) {
+        if (!edits_[i].toolcage_created || edits_[i].after) continue;
+        auto old = list_backups(edits_[i].before.path);
+        for (const auto& b : old) {
+            try {
+                remove_file(b);
+            } catch (const Error& err) {
+                out.push_back(b.string() + ": left in place (" + err.what() + "); remove it by hand");
+            }
+        }
+        if (!old.empty()) out[i] += " and its " + std::to_string(old.size()) + " backup(s)";
     }
     return out;
 }

@@ -16,7 +16,14 @@ struct FileEdit {
     std::string what;                  // one line for the user: what the change does
     mode_t new_file_mode = 0600;       // for a file that does not exist yet
     bool backup = true;                // false: a file toolcage wrote whole (its own plugin)
+    // A file toolcage created, removed (after is nullopt): its bytes are toolcage's, so the
+    // removal takes no backup, and the backups toolcage made of it go with it.
+    bool toolcage_created = false;
 };
+
+// A removal of a file toolcage created (see FileEdit::toolcage_created); an edit that keeps the
+// file is returned as it is.
+FileEdit created_file_removal(FileEdit edit);
 
 class ChangeSet {
   public:

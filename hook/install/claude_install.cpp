@@ -171,8 +171,8 @@ Outcome uninstall_claude(const ClaudeOptions& o) {
         }
     }
     ChangeSet changes;
-    changes.add(FileEdit{s.file, json_after(s.file, s.original, value, value.empty()),
-                         "removed toolcage's PreToolUse hook"});
+    changes.add(created_file_removal(FileEdit{s.file, json_after(s.file, s.original, value, value.empty()),
+                                              "removed toolcage's PreToolUse hook"}));
     return finish(changes, o.dry_run, "claude (" + s.file.path.string() + ")", kNote);
 }
 

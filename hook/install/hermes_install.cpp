@@ -335,7 +335,7 @@ ConfigPlan plan_config_uninstall(const FileState& st, const std::string& content
     if (no_newline && at_end) t.final_newline = false;
     bool now_empty = t.lines.empty();
     if (created && now_empty)
-        plan.edit = FileEdit{st, std::nullopt, "removed the file toolcage created"};
+        plan.edit = created_file_removal(FileEdit{st, std::nullopt, "removed the file toolcage created"});
     else
         plan.edit = FileEdit{st, t.join(),
                              content != st.content
@@ -396,7 +396,7 @@ std::optional<FileEdit> plan_allowlist(const fs::path& path, const std::vector<s
     std::string what =
         add ? "recorded Hermes' approval of the hook" : "withdrew Hermes' approval of the hook";
     if (!after) what += "; removed the file toolcage created";
-    return FileEdit{st, after, what};
+    return created_file_removal(FileEdit{st, after, what});
 }
 
 ojson toolcage_json(const std::string& policy) {
@@ -445,7 +445,7 @@ std::optional<FileEdit> plan_policy_removal(const HermesPaths& p) {
     if (js.exists) {
         ojson v = ojson::parse(js.content, nullptr, false);
         if (!v.is_discarded() && ours(v))
-            return FileEdit{js, std::nullopt, "removed the policy file toolcage wrote"};
+            return created_file_removal(FileEdit{js, std::nullopt, "removed the policy file toolcage wrote"});
     }
     return std::nullopt;
 }
@@ -502,9 +502,15 @@ Outcome install_hermes(const HermesOptions& o) {
         p = hermes_paths(o);
     } catch (const Error& e) {
         if (!o.dry_run) throw;
-        return print_hermes(o, "toolcage install hermes (dry run): " + std::string(e.what()) +
-                                   ".\nNothing would be changed. For a profile made later (an image "
-                                   "template), this is what to write:\n\n");
+        // The template is printed, but the dry run fails as Claude's and OpenClaw's do for a
+        // file that is not there: a script that checks a profile learns it is missing.
+        Outcome out = print_hermes(o, "toolcage install hermes (dry run): " + std::string(e.what()) +
+                                          ".\nNothing would be changed. For a profile made later (an image "
+                                          "template), this is what to write:\n\n");
+        out.exit_code = 2;
+        out.err = "toolcage install hermes --dry-run: " + std::string(e.what()) +
+                  "; for an image's template use `toolcage install hermes --print` (exit 0)\n";
+        return out;
     }
     const fs::path plugin_source = hermes_plugin_source(o.plugin_dir);
     const std::string command = hermes_command();

@@ -219,8 +219,8 @@ Outcome uninstall_openclaw(const OpenClawOptions& o) {
     }
     ChangeSet changes;
     if (c.file.exists)
-        changes.add(FileEdit{c.file, json_after(c.file, c.original, value, value.empty()),
-                             "no longer loads plugin " + id});
+        changes.add(created_file_removal(FileEdit{c.file, json_after(c.file, c.original, value, value.empty()),
+                                                  "no longer loads plugin " + id}));
     return finish(changes, o.dry_run, "openclaw (" + c.file.path.string() + ")", kNote);
 }
 

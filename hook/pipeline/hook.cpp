@@ -36,7 +36,9 @@ struct Refusal {
 
 json parse_payload(std::string_view payload, std::optional<Agent> agent) {
     if (payload.size() > kMaxPayload)
-        throw Refusal{agent, "the payload is larger than 1 MiB; a tool call that large is refused"};
+        throw Refusal{agent, "the payload is larger than 16 MiB; a tool call that large is refused: "
+                             "write a file that large in parts (a first Write, then appends or "
+                             "edits), or make it with a command"};
     try {
         json doc = json::parse(payload.begin(), payload.end());
         if (!doc.is_object())
@@ -209,7 +211,7 @@ bool write_all(int fd, const std::string& s) {
 }  // namespace
 
 int run_hook(const HookOptions& opts, const PolicyLoader& load) {
-    // One byte past the limit tells "exactly 1 MiB" from "more".
+    // One byte past the limit tells "exactly the limit" from "more".
     std::string payload;
     payload.reserve(64 * 1024);
     char buf[65536];

@@ -1,4 +1,4 @@
-// `toolcage hook`: one tool call in (JSON on stdin, at most 1 MiB), the agent's answer out.
+// `toolcage hook`: one tool call in (JSON on stdin, at most 16 MiB), the agent's answer out.
 // Read the payload, find the agent, make the ToolCall, choose and load the policy, decide,
 // log, answer. Every failure on the way is a refusal (exit 2), never an allow.
 #pragma once
@@ -26,7 +26,8 @@ struct HookResult {
     int exit_code = 2;
 };
 
-inline constexpr size_t kMaxPayload = 1 << 20;
+// Bounded, but room for a Write or Edit of a large file (the content is part of the call).
+inline constexpr size_t kMaxPayload = 16u << 20;
 
 // The whole hook, without touching stdin, stdout or stderr (the audit log is written).
 HookResult handle_payload(std::string_view payload, const HookOptions& opts,

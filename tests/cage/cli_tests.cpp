@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -40,12 +41,17 @@ TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][
     char dir[] = "/tmp/toolcage-cli-XXXXXX";
     REQUIRE(::mkdtemp(dir));
     Out o = shell(bin + " run --workdir " + dir + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    Out ok = shell(bin + " run --workdir " + dir + " -- /bin/true");
     ::rmdir(dir);
     INFO(o.text);
     CHECK(o.status != 0);
     // Landlock's refusal, or the step's read-only mounts before it.
     CHECK((o.text.find("Permission denied") != std::string::npos ||
            o.text.find("Read-only file system") != std::string::npos));
+    // After the step's own output, one line counts what the cage refused.
+    CHECK(o.text.find("toolcage run: 1 refusal by the cage; see above") != std::string::npos);
+    CHECK(ok.status == 0);
+    CHECK(ok.text.find("refusal") == std::string::npos);
     Out shared = shell(bin + " run --workdir /tmp -- /bin/true");
     INFO(shared.text);
     CHECK(shared.status == 2);
@@ -76,6 +82,36 @@ TEST_CASE("toolcage doctor --json reports the kernel and the policy right by rig
     Out text = shell(bin + " doctor --policy default --landlock-abi 3");
     CHECK(text.text.find("NOT ENFORCED (needs ABI 5)") != std::string::npos);
     CHECK(text.text.find("network (") != std::string::npos);
+}
+
+TEST_CASE("toolcage doctor resolves a relative --workdir and names a missing one", "[cage][cli]") {
+    char dir[] = "/var/tmp/toolcage-doctor-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    const std::string d = dir;
+    REQUIRE(::mkdir((d + "/sub").c_str(), 0755) == 0);
+    // "." and "sub" are the directories they name from the current one.
+    Out dot = shell("cd " + d + " && " + bin + " doctor --json --policy default --workdir .");
+    INFO(dot.text);
+    CHECK(dot.status == 0);
+    CHECK(dot.text.find("\"name\": \"default\"") != std::string::npos);
+    Out sub = shell("cd " + d + " && " + bin + " doctor --policy default --cwd sub");
+    INFO(sub.text);
+    CHECK(sub.status == 0);
+    // The text report starts with what a step there is granted, in words.
+    CHECK(sub.text.find("what a step in " + d + "/sub is granted:") != std::string::npos);
+    CHECK(sub.text.find("  workspace: " + d + "/sub\n") != std::string::npos);
+    CHECK(sub.text.find("  writes:    the workspace") != std::string::npos);
+    CHECK(sub.text.find("  network:   none") != std::string::npos);
+    Out forge = shell("cd " + d + " && " + bin + " doctor --policy forge --cwd sub");
+    CHECK(forge.text.find("  network:   HTTPS through the relay to ") != std::string::npos);
+    CHECK(forge.text.find("pypi.org") != std::string::npos);
+    // A directory that is not there: the error names it, and no policy.
+    Out missing = shell("cd " + d + " && " + bin + " doctor --policy default --workdir nowhere");
+    INFO(missing.text);
+    CHECK(missing.status == 2);
+    CHECK(missing.text.find("--workdir \"nowhere\": not a directory") != std::string::npos);
+    CHECK(missing.text.find("policy") == std::string::npos);
+    CHECK(std::system(("rm -rf " + d).c_str()) == 0);
 }
 
 TEST_CASE("every caged step is one line in the decision log, naming its network mode",

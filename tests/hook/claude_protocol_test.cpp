@@ -137,6 +137,17 @@ TEST_CASE("claude: destructive commands are denied, asked ones asked", "[claude]
     CHECK(ask["permissionDecisionReason"].get<std::string>().find("test.ask-me") != std::string::npos);
 }
 
+TEST_CASE("claude: a Write of a 2 MiB file is answered like any other", "[claude]") {
+    HookFixture f;
+    const std::string content(2u << 20, 'x');
+    auto in_ws = f.hook(claude_payload("Write", {{"file_path", f.ws + "/big.txt"}, {"content", content}}, f.ws));
+    INFO(in_ws.err);
+    CHECK(in_ws.exit_code == 0);
+    CHECK(in_ws.out == "{}\n");
+    auto out = f.hook(claude_payload("Write", {{"file_path", f.home + "/.bashrc"}, {"content", content}}, f.ws));
+    CHECK(decision_of(out)["permissionDecision"] == "deny");
+}
+
 TEST_CASE("claude: file edits outside the workspace or into its settings are denied", "[claude]") {
     HookFixture f;
     auto in_ws = f.hook(claude_payload("Write", {{"file_path", f.ws + "/a.txt"}, {"content", "x"}}, f.ws));

@@ -262,6 +262,43 @@ TEST_CASE("toolcage explain names the programs, the deciding rule and the overri
     CHECK(c.out.find("readonly.ls") != std::string::npos);
 }
 
+TEST_CASE("--json gives one JSON object for explain, check --explain and log --stats",
+          "[cli][explain][log]") {
+    HookFixture f;
+    RunResult e = tc(f, {"explain", "--json", "--cwd", f.ws, "--", "git status && git push --force origin main"});
+    INFO(e.out << e.err);
+    REQUIRE(e.exit_code == 0);
+    json ej = json::parse(e.out);
+    CHECK(ej["verdict"] == "deny");
+    CHECK(ej["rule"] == "git.push-force");
+    CHECK(ej["programs"] == json::array({"git", "git"}));
+    CHECK(ej["to_change"]["overrides"]["git.push-force"] == "ask");
+    CHECK(ej["parsed"] == true);
+    CHECK(!ej["rules_fired"].empty());
+
+    RunResult c = tc(f, {"check", "--explain", "--json", "--cwd", f.ws, "--", "ls -la"});
+    INFO(c.out << c.err);
+    REQUIRE(c.exit_code == 0);
+    json cj = json::parse(c.out);
+    CHECK(cj["verdict"] == "allow");
+    CHECK(cj["rule"].get<std::string>().starts_with("readonly."));
+
+    f.hook(hermes_terminal("git status", f.ws));
+    f.hook(hermes_terminal("rm -rf ~", f.ws));
+    RunResult s = tc(f, {"log", "--stats", "--json"});
+    INFO(s.out << s.err);
+    REQUIRE(s.exit_code == 0);
+    json sj = json::parse(s.out);
+    CHECK(sj["decisions"] == 2);
+    CHECK(sj["by_verdict"]["deny"] == 1);
+    CHECK(sj["by_verdict"]["cage"] == 0);
+    CHECK(sj["by_agent"]["hermes"] == 2);
+    CHECK(sj["by_program"]["git"] == 1);
+    RunResult o = tc(f, {"log", "--stats", "--format", "ocsf"});
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("--stats") != std::string::npos);
+}
+
 TEST_CASE("policy rules --long and --json describe every built-in rule", "[cli][policy]") {
     HookFixture f;
     RunResult ids = tc(f, {"policy", "rules"});

@@ -256,8 +256,8 @@ TEST_CASE("hermes: malformed, oversized and incomplete payloads fail closed", "[
                     "not valid JSON");
     require_failure(f.hook(std::string("not json at all")), "not valid JSON");
     require_failure(f.hook(std::string("[1, 2]")), "not an object");
-    json big = hermes_terminal(std::string(1 << 20, 'a'), f.ws);
-    require_failure(f.hook(big), "larger than 1 MiB");
+    json big = hermes_terminal(std::string(16u << 20, 'a'), f.ws);
+    require_failure(f.hook(big), "larger than 16 MiB");
     json no_cmd = hermes_payload("terminal", {{"workdir", f.ws}}, f.ws);
     require_failure(f.hook(no_cmd), "/tool_input/command");
     json wrong_type = hermes_payload("terminal", {{"command", 42}}, f.ws);

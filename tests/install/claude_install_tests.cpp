@@ -105,6 +105,8 @@ TEST_CASE("a second install claude changes no byte; uninstall restores the origi
     INFO(u.out << u.err);
     REQUIRE(u.code == 0);
     CHECK(read_file(d / "settings.json") == kSettings);
+    // The user's own file keeps the backups taken of it.
+    CHECK(backups(d.path()).size() == 2);
     CHECK(uninstall(d).out.find("nothing to change") != std::string::npos);
 }
 
@@ -132,6 +134,8 @@ TEST_CASE("install claude uses ~/.claude/settings.json and creates it; uninstall
           1);
     REQUIRE(run_toolcage({"uninstall", "claude"}, home.str()).code == 0);
     CHECK(snapshot(home.path()).empty());
+    // The file was toolcage's alone: no backup of it is left either.
+    CHECK(backups(home / ".claude").empty());
 }
 
 TEST_CASE("install claude refuses bad input and changes nothing", "[install][claude]") {

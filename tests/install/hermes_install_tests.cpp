@@ -109,8 +109,12 @@ TEST_CASE("install hermes into a profile without config.yaml creates it; uninsta
     TempDir d;
     REQUIRE(install(d).code == 0);
     CHECK(file_exists(d / "config.yaml"));
+    // A second install with another policy rewrites toolcage's own files, backing them up.
+    REQUIRE(install(d, {"--policy", "strict"}).code == 0);
     REQUIRE(uninstall(d).code == 0);
     CHECK(snapshot(d.path()).empty());
+    // Every file was toolcage's alone: none of their backups is left either.
+    CHECK(backups(d.path()).empty());
 }
 
 TEST_CASE("an existing hooks: key is left alone: the lines to merge are printed, exit 2",

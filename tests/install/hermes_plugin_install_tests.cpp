@@ -122,13 +122,17 @@ TEST_CASE("install hermes --print writes everything for an image template, with 
     CHECK(snapshot(d.path()).empty());  // nothing written, not even in the home
 }
 
-TEST_CASE("install hermes --dry-run on a profile that does not exist yet prints the template",
+TEST_CASE("install hermes --dry-run on a profile that does not exist yet prints the template, exit 2",
           "[install][hermes][plugin]") {
     TempDir d;
     Run r = run_toolcage(
         {"install", "hermes", "--dry-run", "--hermes-home", (d / "later").string()}, d.str());
     INFO(r.out << r.err);
-    REQUIRE(r.code == 0);
+    // As Claude's and OpenClaw's dry runs for a file that is not there: exit 2, the profile
+    // named, and --print as the way to a template.
+    REQUIRE(r.code == 2);
+    CHECK(r.err.find((d / "later").string()) != std::string::npos);
+    CHECK(r.err.find("--print") != std::string::npos);
     CHECK(r.out.find("Nothing would be changed") != std::string::npos);
     CHECK(r.out.find("fail_closed: true") != std::string::npos);
     CHECK_FALSE(file_exists(d / "later"));

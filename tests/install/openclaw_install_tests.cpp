@@ -132,6 +132,7 @@ TEST_CASE("install openclaw creates a missing openclaw.json; uninstall removes i
               s.d / "openclaw.json"))["plugins"]["entries"]["toolcage"]["enabled"] == true);
     REQUIRE(s.uninstall().code == 0);
     CHECK(!file_exists(s.d / "openclaw.json"));
+    CHECK(backups(s.d.path()).empty());
 }
 
 TEST_CASE("install openclaw --policy puts the policy in the plugin's config; a second install "
