@@ -103,6 +103,15 @@ def refused(got):
     return any(d.get("verdict") == "deny" for d in got) and not any(d.get("rule") == "hook.error" for d in got)
 
 
+def last_tool_output(profile_dir):
+    """What the last tool call returned to the model, from Hermes's session files, for a failure's detail."""
+    out = ""
+    for dirpath, _, names in os.walk(os.path.join(profile_dir, "sessions")):
+        for n in names:
+            out = open(os.path.join(dirpath, n), errors="replace").read()[-1500:]
+    return out
+
+
 def log_length(log):
     if not os.path.exists(log):
         return 0
@@ -116,6 +125,7 @@ def version_turns(toolcage, python, tree, port):
     profile = "toolcage-turns-" + uuid.uuid4().hex[:8]
     profile_dir = os.path.join(home, ".hermes", "profiles", profile)
     work = os.path.join(os.environ.get("TOOLCAGE_TEST_DIR", "/tmp"), "hermes-turns-" + profile)
+    os.makedirs(os.path.dirname(work), exist_ok=True)
     ws = os.path.join(work, "project")
     os.makedirs(ws)
     subprocess.run(["git", "init", "-q", ws], check=True)
@@ -174,13 +184,13 @@ def version_turns(toolcage, python, tree, port):
             open(bashrc, "wb").write(old)
 
         # (3) a cron job with a monitor script: nobody can answer under -q, so it is refused.
-        jobs = os.path.join(profile_dir, "cron")
+        jobs = os.path.join(profile_dir, "cron", "jobs.json")
         r, got, detail = turn("watch it", "cronjob", {"action": "create", "schedule": "every 1h", "prompt": "p",
                                                       "monitor_script": "watch.sh"})
-        made = [n for n in (os.listdir(jobs) if os.path.isdir(jobs) else []) if n.endswith(".json")
-                and "monitor" in open(os.path.join(jobs, n)).read()]
-        check("[%s] cronjob with monitor_script refused" % label,
-              not made and refused(got), detail)
+        made = os.path.exists(jobs) and "watch.sh" in open(jobs).read()
+        asked = any(d.get("verdict") in ("ask", "deny") and d.get("rule") != "hook.error" for d in got)
+        check("[%s] cronjob with monitor_script refused (asked, nobody answers under -q)" % label,
+              asked and not made, detail)
 
         # (4) read_file of an ssh key.
         key = os.path.join(ssh, "id_ed25519")
@@ -190,6 +200,7 @@ def version_turns(toolcage, python, tree, port):
 
         # (5) an everyday command inside the project runs caged.
         r, got, detail = turn("build", "terminal", {"command": "touch built.txt", "workdir": ws})
+        detail += "\nsession: " + last_tool_output(profile_dir)
         check("[%s] terminal touch built.txt in the project ran caged" % label,
               os.path.exists(os.path.join(ws, "built.txt")) and any(d.get("verdict") == "cage" for d in got), detail)
 
@@ -211,6 +222,10 @@ def main():
             print("skipped: set TOOLCAGE_HERMES_TREES to HERMES_PYTHON:HERMES_TREE pairs (space-separated)")
             return 0
         args = [os.environ["TOOLCAGE_BIN"]] + trees.split()
+    relay = os.path.join(os.path.dirname(os.path.realpath(args[0])), "toolcage-relay")
+    if not os.path.exists(relay):  # the forge policy runs the relay from beside toolcage
+        print("FAIL no toolcage-relay beside %s: build it (cmake --build build --target toolcage-relay)" % args[0])
+        return 1
     toolcage = os.path.realpath(args[0])
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Model)
     threading.Thread(target=server.serve_forever, daemon=True).start()
