@@ -67,7 +67,8 @@ bool acceptable_workdir(const std::string& w, const std::string& home) {
 // stays one. Anything else, look-alikes included, is judged as usual.
 constexpr std::string_view kOwnRewrite = "hook.own-rewrite";
 
-std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc) {
+// `step_id` gets the rewrite's id: the decision names the step the rewrite starts.
+std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc, std::string& step_id) {
     if (call.command.find("toolcage") == std::string::npos) return std::nullopt;
     auto parts = parse_rewrite(call.command);
     if (!parts) return std::nullopt;
@@ -85,13 +86,14 @@ std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc
     inner.cwd = where;
     Verdict v = judge_shell(inner, dc);
     if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
+    step_id = run.step_id;
     return Verdict{Decision::allow, std::string(kOwnRewrite),
                    "toolcage's own rewrite (policy " + run.policy + ", in " + where +
                        "): it already runs inside the cage"};
 }
 
-Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
-    if (auto v = own_rewrite(call, dc)) return *v;
+Verdict decide_shell(const ToolCall& call, const DecideContext& dc, std::string& step_id) {
+    if (auto v = own_rewrite(call, dc, step_id)) return *v;
     return judge_shell(call, dc);
 }
 
@@ -226,7 +228,7 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
     o.hermes_approve = dc.policy.hermes_approve;
     switch (call.kind) {
         case ToolKind::shell:
-            o.verdict = decide_shell(call, dc);
+            o.verdict = decide_shell(call, dc, o.step_id);
             break;
         case ToolKind::write_file:
             o.verdict = decide_write(call, dc);
@@ -254,18 +256,25 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
     // toolcage's own rewrite is placed already: it runs as it is.
     if (call.kind == ToolKind::shell && o.verdict.rule != kOwnRewrite) {
         PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
-                            classify::make_context(call.cwd).workspace};
+                            classify::make_context(call.cwd).workspace, dc.step_id};
         Placement p = place_shell_command(call, o.verdict, pc);
         o.verdict = p.verdict;
         o.rewrite = std::move(p.rewrite);
         o.read_only = p.read_only;
+        o.step_id = std::move(p.step_id);
         // A command a person approves still runs inside the cage: the Hermes plugin puts this
-        // rewrite in place before it asks (a rewrite already is one: it stays as it is).
-        if (o.verdict.decision == Decision::ask)
-            o.rewrite = parse_rewrite(call.command)
-                            ? call.command
-                            : cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, call.cwd,
-                                                       pc.workspace, false, call.command});
+        // rewrite in place before it asks (a rewrite already is one: it stays as it is, and so
+        // does the id of the step it starts).
+        if (o.verdict.decision == Decision::ask) {
+            if (auto parts = parse_rewrite(call.command)) {
+                o.rewrite = call.command;
+                o.step_id = parts->run.step_id;
+            } else {
+                o.rewrite = cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, dc.step_id,
+                                                     call.cwd, pc.workspace, false, call.command});
+                o.step_id = dc.step_id;
+            }
+        }
     }
     return o;
 }

@@ -17,6 +17,7 @@ struct DecideContext {
     std::string toolcage_bin;  // absolute path of the toolcage binary, for the rewrite
     ProtectedSet protect;
     std::string home;
+    std::string step_id;  // the id a rewrite gives the step it starts (common/step_id.h)
 };
 
 // Never throws for anything an agent can send; an ask never turns into an allow.

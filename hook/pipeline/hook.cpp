@@ -9,6 +9,7 @@
 #include "cage/recover.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
+#include "common/step_id.h"
 #include "common/workspace_choice.h"
 #include "hook/call/paths.h"
 #include "hook/decision/audit_log.h"
@@ -147,7 +148,9 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                           : call.paths.empty() ? std::string() : call.paths.front();
 
             PolicyChoice choice = choose_policy(opts.policy, call.profile_dir);
+            rec.policy = choice.policy;
             Policy policy = load_chosen(choice, load, *agent);
+            rec.policy = policy.name;
             std::string bin_dir = self_binary_dir();
             if (bin_dir.empty())
                 throw Refusal{agent,
@@ -157,9 +160,11 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                              is_policy_name(choice.policy) ? choice.policy : policy.file,
                              bin_dir + "/toolcage",
                              protected_set(call, policy_dir_strings(), bin_dir, env.home),
-                             env.home};
+                             env.home,
+                             new_step_id()};
             Outcome o = decide(call, dc);
             Verdict enforced = apply_audit_mode(o, policy);
+            rec.step = o.step_id;
             Answer a = answer_for(call, o);
             result.out = std::move(a.out);
             result.exit_code = a.exit_code;
