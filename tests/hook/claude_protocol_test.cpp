@@ -125,7 +125,8 @@ TEST_CASE("claude: a caged command is allowed with the whole input, command rewr
     REQUIRE(p.ok);
     const auto& words = p.script.items[0].and_or.pipelines[0].commands[0].words;
     CHECK(words[0].literal() == TOOLCAGE_BIN);
-    CHECK(words[5].literal() == f.ws);
+    CHECK(words[4].literal() == "--step-id");
+    CHECK(words[7].literal() == f.ws);
     CHECK(words.back().literal() == cmd);
 }
 
