@@ -355,7 +355,7 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         const std::string& upstream = policy.upstream;
         if (!upstream.empty())
             a.insert(a.end(), {"--upstream-file", st->secrets.write("upstream", upstream)});
-        const std::string step_id = random_token().substr(0, 16);
+        const std::string step_id = config.step_id.empty() ? random_token().substr(0, 16) : config.step_id;
         std::uintmax_t log_from = 0;
         if (!config.log_path.empty()) {
             a.insert(a.end(), {"--log", config.log_path, "--step", step_id});

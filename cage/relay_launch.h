@@ -20,6 +20,8 @@ struct RelayLaunchConfig {
     std::function<std::optional<std::string>()> npm_registry;
     // Where the private directory for the token file is made.
     std::string token_base;
+    // The step's id the relay tags its lines with (`toolcage run --step-id`); empty: a fresh one.
+    std::string step_id;
 };
 
 // The launcher's own configuration, none of it from its environment (the agent's shell's):

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,6 +44,7 @@
 #include "cage/workspace_guard.h"
 #include "common/decision_log.h"
 #include "common/error.h"
+#include "common/step_id.h"
 #include "common/user_home.h"
 #include "common/workspace_choice.h"
 
@@ -676,14 +676,13 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
                         {"command", command}};
     // The step's id: the one its relay tags its lines with, so that the fleet's events of a
     // step and of its connections share it; a fresh one for a step without a relay.
-    std::string id = step.relay.relay ? step.relay.relay->step_id : std::string();
+    // The hook's id when it named one (--step-id), so that its decision joins the step too.
+    std::string id = step.relay.relay ? step.relay.relay->step_id : opt.step_id;
     if (id.empty()) {
-        unsigned char b[8] = {};
-        if (::getrandom(b, sizeof b, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof b))
-            for (unsigned char c : b) {
-                id += "0123456789abcdef"[c >> 4];
-                id += "0123456789abcdef"[c & 15];
-            }
+        try {
+            id = new_step_id();
+        } catch (const Error&) {  // a label, not worth failing the step's log line for
+        }
     }
     if (!id.empty()) j["step"] = id;
     if (!step.refusals.empty()) {
@@ -700,6 +699,9 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
 int run_caged(const RunOptions& opt) {
     if (opt.argv.empty())
         throw Error("run: no program given; usage: toolcage run -- PROGRAM ARGS...");
+    if (!opt.step_id.empty() && !is_step_id(opt.step_id))
+        throw Error("run: --step-id must be 16 characters of 0-9 and a-f (the id toolcage hook "
+                    "writes into its rewrite); leave it out and the step gets a fresh one");
     Step step;
     load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
     finish_unfinished_steps(step);      //    what a killed step of this workspace left

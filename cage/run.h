@@ -42,6 +42,10 @@ struct RunOptions {
     bool best_effort = false;   // run even when the kernel falls short of the policy's min_abi
     int max_landlock_abi = -1;  // act as if the kernel offered at most this ABI (tests)
     bool verbose = false;       // print what was enforced even when it is everything
+    // The step's id in its log line (common/step_id.h), as the hook's decision that started it
+    // names it; empty: a fresh one. Anything but 16 hex characters is refused: it comes from
+    // the agent's shell and only ever labels lines.
+    std::string step_id;
     RelayStarter start_relay;   // empty: no relay linked in
     std::vector<std::string> argv;
 };

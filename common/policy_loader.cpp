@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/self_exe.h"
 #include "common/user_home.h"
 #include "common/policy_schema.h"
 
@@ -23,12 +24,6 @@ namespace {
 
 constexpr std::size_t kMaxExtendsDepth = 8;
 constexpr std::uintmax_t kMaxPolicyBytes = 1 << 20;
-
-fs::path self_exe_dir() {
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path{} : exe.parent_path();
-}
 
 // Why `file` cannot be read as a policy: missing, a directory, or not a regular file.
 std::string not_a_policy_file(const fs::path& file) {
@@ -234,7 +229,7 @@ Policy load_from(const fs::path& file, std::span<const CompiledProfile> compiled
 
 std::vector<fs::path> shipped_profile_dirs() {
     std::vector<fs::path> dirs;
-    fs::path exe_dir = self_exe_dir();
+    const fs::path exe_dir = self_exe_dir();
     if (exe_dir.empty()) return dirs;
     for (const fs::path& d : {exe_dir.parent_path() / "share/toolcage/profiles",
                               exe_dir / "share/toolcage/profiles"}) {

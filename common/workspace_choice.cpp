@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "common/policy_loader.h"
+#include "common/self_exe.h"
 #include "common/user_home.h"
 
 namespace fs = std::filesystem;
@@ -54,13 +55,17 @@ bool present(const fs::path& p) {
 }  // namespace
 
 Guarded guarded_from_process() {
+    std::vector<std::string> dirs;
+    for (const auto& d : profile_dirs()) dirs.push_back(d.string());
+    return guarded_from_process(dirs);
+}
+
+Guarded guarded_from_process(const std::vector<std::string>& policy_dirs) {
     Guarded g;
     add_home(g, std::getenv("HOME"));
     if (const passwd* pw = ::getpwuid(::getuid()); pw) add_home(g, pw->pw_dir);
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) add_kept(g, exe.parent_path().string(), "toolcage's own binaries", false);
-    for (const auto& d : profile_dirs()) add_kept(g, d.string(), "toolcage's installed policies");
+    if (const std::string& bin = self_exe_dir(); !bin.empty()) add_kept(g, bin, "toolcage's own binaries", false);
+    for (const auto& d : policy_dirs) add_kept(g, d, "toolcage's installed policies");
     // A step may write all of its workspace: never one that holds toolcage's journal.
     for (const auto& d : private_state_dirs()) add_kept(g, d, "toolcage's own state", true);
     if (const char* hh = std::getenv("HERMES_HOME"); hh && hh[0] == '/')

@@ -26,6 +26,9 @@ struct Guarded {
 // directories and its state directories (common/user_home.h); the agents' configuration
 // ($HERMES_HOME, ~/.hermes, ~/.claude, ~/.openclaw).
 Guarded guarded_from_process();
+// The same with toolcage's policy directories given (profile_dirs(), as strings), for a caller
+// that has them already.
+Guarded guarded_from_process(const std::vector<std::string>& policy_dirs);
 
 // Why `dir` (absolute) cannot be a workspace, in words; empty when it can.
 std::string refusal(const std::string& dir, const Guarded& g);

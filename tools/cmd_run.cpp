@@ -1,5 +1,5 @@
-// `toolcage run [--policy NAME|FILE] [--workdir DIR] [--workspace DIR] [--read-only]
-// [--best-effort] -- PROGRAM ARGS...`: one command inside the cage (or the read-only cage);
+// `toolcage run [--policy NAME|FILE] [--step-id ID] [--workdir DIR] [--workspace DIR]
+// [--read-only] [--best-effort] -- PROGRAM ARGS...`: one command inside the cage (or the read-only cage);
 // exits with its status (128+n for a death by signal n).
 #include <memory>
 
@@ -15,6 +15,9 @@ Subcommand add_run_command(CLI::App& app) {
     auto* sub = app.add_subcommand("run", "Run one command inside the cage (Landlock + seccomp)");
     sub->add_option("--policy", o->policy, "An installed policy's name or a policy file")
         ->default_str("default");
+    sub->add_option("--step-id", o->step_id,
+                    "The step's id in the logs (16 hex characters; toolcage hook names it in its "
+                    "rewrite so that the decision and the step share it; default: a fresh one)");
     sub->add_option("--workdir,--cwd", o->workdir,
                     "Where the command runs; its git top level is {workspace} (default: here)");
     sub->add_option("--workspace", o->workspace,
@@ -32,8 +35,10 @@ Subcommand add_run_command(CLI::App& app) {
                 o->load_policy = [](const std::string& name) { return load_checked_policy(name); };
                 // The relay's configuration is the launcher's own (the policy and the user's
                 // files, never an environment variable), read only when a policy enables it.
-                o->start_relay = [](const RelayPolicy& relay, std::uint16_t inside_port) {
-                    auto start = cage::make_relay_starter(cage::relay_launch_defaults());
+                o->start_relay = [step_id = o->step_id](const RelayPolicy& relay, std::uint16_t inside_port) {
+                    auto config = cage::relay_launch_defaults();
+                    config.step_id = step_id;  // checked by run_caged before any relay starts
+                    auto start = cage::make_relay_starter(config);
                     return start(relay, inside_port);
                 };
                 return cage::run_caged(*o);

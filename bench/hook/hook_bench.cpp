@@ -67,7 +67,7 @@ BENCHMARK(BM_python_read_only);
 
 void BM_rewrite(benchmark::State& state) {
     for (auto _ : state)
-        benchmark::DoNotOptimize(hook::cage_rewrite("/usr/local/bin/toolcage", "default", "/home/u/ws",
+        benchmark::DoNotOptimize(hook::cage_rewrite("/usr/local/bin/toolcage", "default", "0123456789abcdef", "/home/u/ws",
                                                     "npm test && echo 'it'\\''s done'"));
 }
 BENCHMARK(BM_rewrite);

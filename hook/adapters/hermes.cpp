@@ -224,10 +224,16 @@ Answer answer_hermes(const ToolCall& call, const Outcome& o) {
                 // the question shows it.
                 std::string shown = call.approves.size() > 2000 ? call.approves.substr(0, 2000) + "…"
                                                                 : call.approves;
+                // A person approves the command, not the label of the step that runs it: the
+                // same call, rewritten afresh, keeps its key (the step's id written as "-").
+                std::string covered = call.approves;
+                if (!o.step_id.empty())
+                    if (auto at = covered.find(" --step-id " + o.step_id + " "); at != std::string::npos)
+                        covered.replace(at + 11, o.step_id.size(), "-");
                 json answer = {{"action", "approve"},
                                {"message", message + (shown.empty() ? "" : "\nApproving " + call.tool + ": " + shown)},
                                {"rule_key", "toolcage:" + o.verdict.rule + ":" + call.tool + ":" +
-                                                sha256_hex(call.tool + "\n" + call.approves).substr(0, 32)}};
+                                                sha256_hex(call.tool + "\n" + covered).substr(0, 32)}};
                 // The command to run once approved: inside the cage (the plugin applies it;
                 // Hermes itself ignores the key).
                 if (!o.rewrite.empty() && o.rewrite != call.command)

@@ -16,6 +16,9 @@ struct Outcome {
     // (hook/decision/shell_state.h); empty when the command runs as sent
     std::string rewrite;
     bool read_only = false;       // the rewrite is the read-only cage's
+    // The id of the step the rewrite starts (`toolcage run --step-id`, common/step_id.h): the
+    // decision's log line carries it, as the step's does; empty when no step runs.
+    std::string step_id;
     bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})
     bool audit = false;           // audit mode: an allow that the answer must say is one
 };

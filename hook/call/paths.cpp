@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/self_exe.h"
+
 namespace toolcage::hook {
 
 namespace fs = std::filesystem;
@@ -178,11 +180,6 @@ bool path_within(const std::string& p, const std::string& dir) {
     return p.size() == dir.size() || p[dir.size()] == '/';
 }
 
-std::string self_binary_dir() {
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    return exe.parent_path().string();
-}
+std::string self_binary_dir() { return self_exe_dir(); }
 
 }  // namespace toolcage::hook

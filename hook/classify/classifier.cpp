@@ -161,7 +161,9 @@ void Analyzer::parse_failed(const std::string& text, const std::string& error, s
 
 }  // namespace detail
 
-Context make_context(const std::string& cwd) {
+Context make_context(const std::string& cwd) { return make_context(cwd, workspace::guarded_from_process()); }
+
+Context make_context(const std::string& cwd, const workspace::Guarded& guarded) {
     Context c;
     std::error_code ec;
     c.cwd = cwd;
@@ -173,7 +175,7 @@ Context make_context(const std::string& cwd) {
     // Never the home, /, or a tree holding toolcage or an agent's own files: then there is no
     // workspace, and nothing is classified as one.
     if (!c.cwd.empty() && c.cwd[0] == '/')
-        c.workspace = workspace::choose(c.cwd, workspace::guarded_from_process());
+        c.workspace = workspace::choose(c.cwd, guarded);
     if (const char* h = std::getenv("HOME"); h && h[0] == '/') {
         c.home = detail::normalize_path(h);
     } else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) {

@@ -7,6 +7,7 @@
 
 #include "common/policy.h"
 #include "common/verdict.h"
+#include "common/workspace_choice.h"
 
 namespace toolcage::classify {
 
@@ -22,6 +23,9 @@ struct Context {
 // Fills workspace (workspace::choose from cwd), home ($HOME, else the
 // passwd entry) and tmp. cwd defaults to the process's working directory.
 Context make_context(const std::string& cwd);
+// The same with what no workspace may be already worked out (workspace::guarded_from_process()):
+// the hook makes that once a call and judges every path of the call against it.
+Context make_context(const std::string& cwd, const workspace::Guarded& guarded);
 
 // The whole decision for one command string, with the policy's overrides, extra rules and
 // on_cage applied. Never throws.

@@ -7,7 +7,9 @@
 namespace toolcage::hook {
 
 struct AuditRecord {
-    std::string agent, profile, session, tool;
+    std::string agent, profile, session, tool;  // profile: the agent's (Hermes's), not the policy
+    std::string policy;  // the name of the policy the call was judged under
+    std::string step;    // the id of the step the decision starts (a cage or a read-only cage)
     std::string kind;  // shell, write, code or other: what `command` holds
     std::string verdict, rule, reason;
     std::string command;  // cut to 4 KiB

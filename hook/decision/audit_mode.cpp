@@ -28,6 +28,7 @@ Verdict apply_audit_mode(Outcome& o, const Policy& policy) {
                        "\" has \"mode\": \"audit\"): enforce mode would have " +
                        would_have(enforced.decision) + " this call: " + enforced.reason;
     o.rewrite.clear();
+    o.step_id.clear();  // the command runs as sent: no step starts
     o.audit = true;
     return enforced;
 }

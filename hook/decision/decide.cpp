@@ -17,11 +17,11 @@ namespace toolcage::hook {
 
 namespace {
 
-Verdict judge_shell(const ToolCall& call, const DecideContext& dc) {
+// `ctx` is the classifier's context of call.cwd.
+Verdict judge_shell(const ToolCall& call, const classify::Context& ctx, const DecideContext& dc) {
     const std::string& cmd = call.command;
     if (cmd.find('\0') != std::string::npos)
         return {Decision::deny, "hook.nul-byte", "the command holds a NUL byte, which bash cannot run as written"};
-    classify::Context ctx = classify::make_context(call.cwd);
     Verdict v = classify::classify_command(cmd, ctx, dc.policy);
     // An agent calling toolcage itself (toolcage run --policy weak, toolcage-relay) never runs
     // outside the cage: the cage it gets is the one this hook chose.
@@ -67,7 +67,8 @@ bool acceptable_workdir(const std::string& w, const std::string& home) {
 // stays one. Anything else, look-alikes included, is judged as usual.
 constexpr std::string_view kOwnRewrite = "hook.own-rewrite";
 
-std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc) {
+// `step_id` gets the rewrite's id: the decision names the step the rewrite starts.
+std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc, std::string& step_id) {
     if (call.command.find("toolcage") == std::string::npos) return std::nullopt;
     auto parts = parse_rewrite(call.command);
     if (!parts) return std::nullopt;
@@ -83,16 +84,17 @@ std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc
     ToolCall inner = call;
     inner.command = parts->outside.empty() ? run.command : parts->outside + " && " + run.command;
     inner.cwd = where;
-    Verdict v = judge_shell(inner, dc);
+    Verdict v = judge_shell(inner, classify::make_context(where, dc.guarded), dc);
     if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
+    step_id = run.step_id;
     return Verdict{Decision::allow, std::string(kOwnRewrite),
                    "toolcage's own rewrite (policy " + run.policy + ", in " + where +
                        "): it already runs inside the cage"};
 }
 
-Verdict decide_shell(const ToolCall& call, const DecideContext& dc) {
-    if (auto v = own_rewrite(call, dc)) return *v;
-    return judge_shell(call, dc);
+Verdict decide_shell(const ToolCall& call, const DecideContext& dc, std::string& step_id) {
+    if (auto v = own_rewrite(call, dc, step_id)) return *v;
+    return judge_shell(call, dc.where, dc);
 }
 
 bool acceptable_place(PathClass c) { return c == PathClass::workspace || c == PathClass::temp; }
@@ -138,8 +140,10 @@ std::optional<Verdict> policy_protected(const std::string& abs, const classify::
 Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
     if (call.paths.empty())
         return {Decision::deny, "file.unknown-target", "the call names no file to write"};
-    classify::Context ctx = classify::make_context(call.cwd);
-    classify::Context real_ctx = classify::make_context(real_location(call.cwd));
+    const classify::Context& ctx = dc.where;
+    // Where the cwd's symlinks lead, when they lead elsewhere.
+    const std::string real_cwd = real_location(call.cwd);
+    const classify::Context real_ctx = real_cwd == ctx.cwd ? ctx : classify::make_context(real_cwd, dc.guarded);
     std::optional<Verdict> ask;
     for (const auto& p : call.paths) {
         if (p.empty() || p.find('\0') != std::string::npos)
@@ -190,7 +194,7 @@ std::string single_quote(const std::string& s) {
 // The agent's own file tools read outside any cage: a read of credentials is judged as the
 // terminal's `cat FILE` (or `grep -r` for a search of a tree) would be, by the same rules.
 Verdict decide_read(const ToolCall& call, const DecideContext& dc) {
-    classify::Context ctx = classify::make_context(call.cwd);
+    const classify::Context& ctx = dc.where;
     for (const auto& p : call.paths) {
         if (p.find('\0') != std::string::npos)
             return {Decision::deny, "file.unknown-target", "a file to read has an invalid name"};
@@ -226,7 +230,7 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
     o.hermes_approve = dc.policy.hermes_approve;
     switch (call.kind) {
         case ToolKind::shell:
-            o.verdict = decide_shell(call, dc);
+            o.verdict = decide_shell(call, dc, o.step_id);
             break;
         case ToolKind::write_file:
             o.verdict = decide_write(call, dc);
@@ -254,18 +258,25 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
     // toolcage's own rewrite is placed already: it runs as it is.
     if (call.kind == ToolKind::shell && o.verdict.rule != kOwnRewrite) {
         PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
-                            classify::make_context(call.cwd).workspace};
+                            dc.where.workspace, dc.step_id};
         Placement p = place_shell_command(call, o.verdict, pc);
         o.verdict = p.verdict;
         o.rewrite = std::move(p.rewrite);
         o.read_only = p.read_only;
+        o.step_id = std::move(p.step_id);
         // A command a person approves still runs inside the cage: the Hermes plugin puts this
-        // rewrite in place before it asks (a rewrite already is one: it stays as it is).
-        if (o.verdict.decision == Decision::ask)
-            o.rewrite = parse_rewrite(call.command)
-                            ? call.command
-                            : cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, call.cwd,
-                                                       pc.workspace, false, call.command});
+        // rewrite in place before it asks (a rewrite already is one: it stays as it is, and so
+        // does the id of the step it starts).
+        if (o.verdict.decision == Decision::ask) {
+            if (auto parts = parse_rewrite(call.command)) {
+                o.rewrite = call.command;
+                o.step_id = parts->run.step_id;
+            } else {
+                o.rewrite = cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, dc.step_id,
+                                                     call.cwd, pc.workspace, false, call.command});
+                o.step_id = dc.step_id;
+            }
+        }
     }
     return o;
 }

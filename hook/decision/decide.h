@@ -5,7 +5,9 @@
 #include <string>
 
 #include "common/policy.h"
+#include "common/workspace_choice.h"
 #include "hook/call/outcome.h"
+#include "hook/classify/classifier.h"
 #include "hook/call/tool_call.h"
 #include "hook/decision/self_protect.h"
 
@@ -17,6 +19,12 @@ struct DecideContext {
     std::string toolcage_bin;  // absolute path of the toolcage binary, for the rewrite
     ProtectedSet protect;
     std::string home;
+    std::string step_id;  // the id a rewrite gives the step it starts (common/step_id.h)
+    // Made once a call (hook/pipeline/hook.cpp) and passed down, so that no path is looked up
+    // twice: what no workspace may be, and the call's cwd with its workspace, home and temp
+    // directory (classify::make_context of call.cwd).
+    const workspace::Guarded& guarded;
+    classify::Context where;
 };
 
 // Never throws for anything an agent can send; an ask never turns into an allow.

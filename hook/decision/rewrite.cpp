@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "common/step_id.h"
 #include "hook/classify/text.h"
 #include "hook/decision/shell_state.h"
 #include "hook/shell/ast.h"
@@ -10,11 +11,12 @@ namespace toolcage::hook {
 
 namespace {
 
-// Every argument that came from outside is quoted, the policy too (it may be a path).
+// Every argument that came from outside is quoted, the policy too (it may be a path); the step's
+// id is toolcage's own, 16 hex characters (common/step_id.h), and stands bare.
 std::string run_words_text(const CageRewrite& r, bool with_workdir, const std::string& command) {
     using classify::detail::single_quoted;
     return single_quoted(r.toolcage_bin) + " run --policy " + single_quoted(r.policy) +
-           (with_workdir ? " --workdir " + single_quoted(r.workdir) : "") +
+           " --step-id " + r.step_id + (with_workdir ? " --workdir " + single_quoted(r.workdir) : "") +
            (r.workspace.empty() ? "" : " --workspace " + single_quoted(r.workspace)) +
            (r.read_only ? " --read-only" : "") + " -- /bin/bash -c " + single_quoted(command);
 }
@@ -22,8 +24,10 @@ std::string run_words_text(const CageRewrite& r, bool with_workdir, const std::s
 }  // namespace
 
 std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
-                         const std::string& workdir, const std::string& command) {
-    return run_words_text(CageRewrite{toolcage_bin, policy, workdir, "", false, command}, true, command);
+                         const std::string& step_id, const std::string& workdir,
+                         const std::string& command) {
+    return run_words_text(CageRewrite{toolcage_bin, policy, step_id, workdir, "", false, command}, true,
+                          command);
 }
 
 std::string cage_rewrite(const CageRewrite& r) {
@@ -34,8 +38,8 @@ std::string cage_rewrite(const CageRewrite& r) {
 
 namespace {
 
-// The parts named by one simple command `BIN run --policy P [--workdir W] [--workspace S]
-// [--read-only] -- /bin/bash -c CMD`, every word a plain literal after quote removal. The order
+// The parts named by one simple command `BIN run --policy P --step-id ID [--workdir W]
+// [--workspace S] [--read-only] -- /bin/bash -c CMD`, every word a plain literal after quote removal. The order
 // and spelling are checked afterwards, by writing the words back.
 std::optional<CageRewrite> run_words(const shell::Command& c) {
     if (c.kind != shell::Command::Kind::simple || !c.assignments.empty() || !c.redirects.empty())
@@ -52,8 +56,11 @@ std::optional<CageRewrite> run_words(const shell::Command& c) {
     for (; i + 1 < w.size() && w[i] != "--"; ++i) {
         if (w[i] == "--read-only") {
             r.read_only = true;
-        } else if (w[i] == "--policy" || w[i] == "--workdir" || w[i] == "--workspace") {
-            std::string& field = w[i] == "--policy" ? r.policy : w[i] == "--workdir" ? r.workdir : r.workspace;
+        } else if (w[i] == "--policy" || w[i] == "--step-id" || w[i] == "--workdir" || w[i] == "--workspace") {
+            std::string& field = w[i] == "--policy"    ? r.policy
+                                 : w[i] == "--step-id" ? r.step_id
+                                 : w[i] == "--workdir" ? r.workdir
+                                                       : r.workspace;
             field = w[++i];
         } else {
             return std::nullopt;
@@ -61,6 +68,8 @@ std::optional<CageRewrite> run_words(const shell::Command& c) {
     }
     if (i + 4 != w.size() || w[i] != "--" || w[i + 1] != "/bin/bash" || w[i + 2] != "-c")
         return std::nullopt;
+    // Only an id of toolcage's own form: it reaches the step's log lines and nothing else.
+    if (!is_step_id(r.step_id)) return std::nullopt;
     r.command = w[i + 3];
     return r;
 }

@@ -1,5 +1,6 @@
 // The command that runs an agent's command inside the cage instead:
-// '<dir>/toolcage' run --policy <policy> --workdir '<dir>' -- /bin/bash -c '<original>',
+// '<dir>/toolcage' run --policy <policy> --step-id <id> --workdir '<dir>' -- /bin/bash -c
+// '<original>',
 // with --workspace and --read-only when the decision names them, and toolcage's own text for
 // leading directory moves kept in the agent's shell in front (hook/decision/shell_state.h).
 // Also the reverse: whether a command is exactly one of these rewrites, and of what.
@@ -12,22 +13,26 @@
 namespace toolcage::hook {
 
 // `toolcage_bin`: absolute path of the toolcage binary; `policy`: the name (or file) the hook
-// chose; `workdir`: absolute directory the command runs in.
+// chose; `step_id`: the step's id (common/step_id.h); `workdir`: absolute directory the command
+// runs in.
 std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
-                         const std::string& workdir, const std::string& command);
+                         const std::string& step_id, const std::string& workdir,
+                         const std::string& command);
 
 struct CageRewrite {
     std::string toolcage_bin;  // absolute path of the toolcage binary
     std::string policy;        // the name (or file) the hook chose
+    std::string step_id;       // the step's id, 16 hex characters (common/step_id.h): the
+                               // decision's log line and the step's carry it
     std::string workdir;       // where the command runs (the call's cwd)
     std::string workspace;     // the workspace the hook chose (empty: run chooses from workdir)
     bool read_only = false;    // the read-only cage, for an allowed command
     std::string command;       // the agent's command, as sent
 };
 
-// Without a prefix of moves: '<bin>' run --policy P --workdir W [--workspace S]
+// Without a prefix of moves: '<bin>' run --policy P --step-id ID --workdir W [--workspace S]
 // [--read-only] -- /bin/bash -c 'CMD'. With one: `builtin cd './DIR' && '<bin>' run --policy P
-// [--workspace S] [--read-only] -- /bin/bash -c '<rest>'`: the step starts where the agent's
+// --step-id ID [--workspace S] [--read-only] -- /bin/bash -c '<rest>'`: the step starts where the agent's
 // shell is once the prefix has moved it.
 std::string cage_rewrite(const CageRewrite& r);
 
@@ -41,7 +46,8 @@ struct RewriteParts {
 
 // The parts of `text` when its `toolcage run` words, written back by cage_rewrite() above, give
 // `text` byte for byte (and a prefix, if any, is moves alone); nullopt for anything else,
-// look-alikes included: a prefix must be byte for byte what only_moves() writes.
+// look-alikes included: a prefix must be byte for byte what only_moves() writes, and the step's
+// id 16 hex characters.
 std::optional<RewriteParts> parse_rewrite(const std::string& text);
 
 }  // namespace toolcage::hook

@@ -17,7 +17,7 @@ Verdict no_workspace(const ToolCall& call, const Verdict& v) {
 }  // namespace
 
 Placement place_shell_command(const ToolCall& call, const Verdict& v, const PlacementContext& pc) {
-    Placement p{v, {}, false};
+    Placement p{v, {}, false, {}};
     if (v.decision == Decision::deny || v.decision == Decision::ask) return p;
     if (v.decision == Decision::allow) {
         if (pc.policy.allow_runs == "bare") return p;
@@ -34,8 +34,9 @@ Placement place_shell_command(const ToolCall& call, const Verdict& v, const Plac
         p.read_only = false;
         return p;
     }
-    p.rewrite = cage_rewrite(CageRewrite{pc.toolcage_bin, pc.policy_arg, call.cwd, pc.workspace,
-                                         p.read_only, call.command});
+    p.rewrite = cage_rewrite(CageRewrite{pc.toolcage_bin, pc.policy_arg, pc.step_id, call.cwd,
+                                         pc.workspace, p.read_only, call.command});
+    p.step_id = pc.step_id;
     return p;
 }
 

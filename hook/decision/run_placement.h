@@ -17,6 +17,7 @@ struct Placement {
     std::string rewrite;   // empty: the command runs as sent
                            // (read_only false on an allow: toolcage's text for moves alone)
     bool read_only = false;
+    std::string step_id;   // the step the rewrite starts; empty when it starts none
 };
 
 struct PlacementContext {
@@ -24,6 +25,7 @@ struct PlacementContext {
     std::string policy_arg;    // what the rewrite passes to `toolcage run --policy`
     std::string toolcage_bin;  // absolute path of the toolcage binary
     std::string workspace;     // the workspace chosen for the call's cwd; empty: none may be
+    std::string step_id;       // what the rewrite passes to `toolcage run --step-id`
 };
 
 // `v` is the shell command's verdict, after the git and self-protection checks.

@@ -9,8 +9,10 @@
 #include "cage/recover.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
+#include "common/step_id.h"
 #include "common/workspace_choice.h"
 #include "hook/call/paths.h"
+#include "hook/classify/classifier.h"
 #include "hook/decision/audit_log.h"
 #include "hook/decision/audit_mode.h"
 #include "hook/decision/decide.h"
@@ -92,6 +94,22 @@ std::vector<std::string> policy_dir_strings() {
     return out;
 }
 
+// The call's context, worked out once and passed down by reference: its policy directories,
+// what no workspace may be, and its cwd with the workspace, home and temp directory.
+struct CallPlace {
+    std::vector<std::string> policy_dirs;
+    workspace::Guarded guarded;
+    classify::Context where;
+};
+
+CallPlace place_of(const ToolCall& call) {
+    CallPlace p;
+    p.policy_dirs = policy_dir_strings();
+    p.guarded = workspace::guarded_from_process(p.policy_dirs);
+    p.where = classify::make_context(call.cwd, p.guarded);
+    return p;
+}
+
 std::string one_line(std::string s) {
     for (char& c : s)
         if (c == '\n' || c == '\r') c = ' ';
@@ -100,10 +118,10 @@ std::string one_line(std::string s) {
 
 // The workspace of the call's directory (common/workspace_choice.h), whose journals the hook
 // finishes; "" when the directory has none.
-std::string recovery_workspace(const ToolCall& call, const HookEnv& env) {
-    const std::string& cwd = call.cwd.starts_with("/") ? call.cwd : env.process_cwd;
-    if (!cwd.starts_with("/")) return {};
-    return workspace::choose(cwd, workspace::guarded_from_process());
+std::string recovery_workspace(const ToolCall& call, const HookEnv& env, const CallPlace& place) {
+    if (call.cwd.starts_with("/")) return place.where.workspace;
+    if (!env.process_cwd.starts_with("/")) return {};
+    return workspace::choose(env.process_cwd, place.guarded);
 }
 
 }  // namespace
@@ -131,10 +149,11 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                               "hermes|claude|openclaw"};
             rec.agent = to_string(*agent);
             ToolCall call = parse_call(doc, *agent, env);
+            const CallPlace place = place_of(call);
             // A caged step of the call's workspace whose supervisor was killed is finished (its
             // processes killed, its workspace restored) before anything is decided; what cannot
             // be is a refusal. Only this workspace's journals are looked at: the cost stays flat.
-            if (std::string left = cage::recover_unfinished(recovery_workspace(call, env)); !left.empty())
+            if (std::string left = cage::recover_unfinished(recovery_workspace(call, env, place)); !left.empty())
                 throw Refusal{agent, left};
             rec.profile = call.profile;
             rec.session = call.session;
@@ -149,7 +168,9 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                           : call.paths.empty() ? std::string() : call.paths.front();
 
             PolicyChoice choice = choose_policy(opts.policy, call.profile_dir);
+            rec.policy = choice.policy;
             Policy policy = load_chosen(choice, load, *agent);
+            rec.policy = policy.name;
             std::string bin_dir = self_binary_dir();
             if (bin_dir.empty())
                 throw Refusal{agent,
@@ -158,10 +179,14 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
             DecideContext dc{policy,
                              is_policy_name(choice.policy) ? choice.policy : policy.file,
                              bin_dir + "/toolcage",
-                             protected_set(call, policy_dir_strings(), bin_dir, env.home),
-                             env.home};
+                             protected_set(call, place.policy_dirs, bin_dir, env.home),
+                             env.home,
+                             new_step_id(),
+                             place.guarded,
+                             place.where};
             Outcome o = decide(call, dc);
             Verdict enforced = apply_audit_mode(o, policy);
+            rec.step = o.step_id;
             Answer a = answer_for(call, o);
             result.out = std::move(a.out);
             result.exit_code = a.exit_code;

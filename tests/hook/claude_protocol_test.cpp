@@ -39,7 +39,7 @@ TEST_CASE("claude: a read-only Bash command is allowed, rewritten into the read-
     REQUIRE(h.contains("updatedInput"));
     CHECK(h["updatedInput"]["description"] == "Run a command");
     std::string rw = h["updatedInput"]["command"];
-    CHECK(rw == "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" + f.ws +
+    CHECK(with_step_id_as_id(rw) == "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --step-id ID --workdir '" + f.ws +
                     "' --workspace '" + f.ws + "' --read-only -- /bin/bash -c 'git status'");
     CHECK(h["permissionDecisionReason"].get<std::string>().find("read-only cage") != std::string::npos);
     // The decision log keeps the classifier's verdict and rule.
@@ -76,12 +76,12 @@ TEST_CASE("claude: a leading cd stays in Claude Code's shell, the rest goes in t
     HookFixture f;
     json h = decision_of(f.hook(claude_bash("cd sub && ls -la", f.ws)));
     CHECK(h["permissionDecision"] == "allow");
-    CHECK(h["updatedInput"]["command"] == "builtin cd './sub' && '" + std::string(TOOLCAGE_BIN) +
-                                              "' run --policy 'default' --workspace '" + f.ws +
+    CHECK(with_step_id_as_id(h["updatedInput"]["command"]) == "builtin cd './sub' && '" + std::string(TOOLCAGE_BIN) +
+                                              "' run --policy 'default' --step-id ID --workspace '" + f.ws +
                                               "' --read-only -- /bin/bash -c 'ls -la'");
     json c = decision_of(f.hook(claude_bash("cd sub && make test", f.ws)));
-    CHECK(c["updatedInput"]["command"] == "builtin cd './sub' && '" + std::string(TOOLCAGE_BIN) +
-                                              "' run --policy 'default' --workspace '" + f.ws +
+    CHECK(with_step_id_as_id(c["updatedInput"]["command"]) == "builtin cd './sub' && '" + std::string(TOOLCAGE_BIN) +
+                                              "' run --policy 'default' --step-id ID --workspace '" + f.ws +
                                               "' -- /bin/bash -c 'make test'");
 }
 
@@ -125,7 +125,8 @@ TEST_CASE("claude: a caged command is allowed with the whole input, command rewr
     REQUIRE(p.ok);
     const auto& words = p.script.items[0].and_or.pipelines[0].commands[0].words;
     CHECK(words[0].literal() == TOOLCAGE_BIN);
-    CHECK(words[5].literal() == f.ws);
+    CHECK(words[4].literal() == "--step-id");
+    CHECK(words[7].literal() == f.ws);
     CHECK(words.back().literal() == cmd);
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "run_binary.h"
@@ -115,6 +116,13 @@ inline nlohmann::json openclaw_payload(const std::string& tool, const nlohmann::
 
 inline nlohmann::json parse_out(const RunResult& r) {
     return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+// A rewrite with its fresh step id (`--step-id` and 16 of 0-9 a-f) written as `--step-id ID`,
+// to compare with the expected text; any other id is left as it is, and so fails.
+inline std::string with_step_id_as_id(std::string rw) {
+    static const std::regex id(" --step-id [0-9a-f]{16} ");
+    return std::regex_replace(rw, id, " --step-id ID ");
 }
 
 }  // namespace toolcage::test

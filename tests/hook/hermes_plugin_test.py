@@ -22,6 +22,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -228,6 +229,12 @@ class Hermes:
 # ---- fixtures
 
 
+def run_prefix(toolcage, policy, workdir):
+    """The start of toolcage's rewrite: the binary, the policy, a fresh step id and the workdir."""
+    return "^" + re.escape("'" + toolcage + "' run --policy '" + policy + "'") + " --step-id [0-9a-f]{16} " + \
+        re.escape("--workdir '" + workdir + "'")
+
+
 def load_plugin(plugin_dir, fakes):
     """Imports the installed plugin as Hermes does (a package from its directory), with the
     fake Hermes modules in place."""
@@ -318,7 +325,7 @@ class Behaviour:
     def test_read_only_command_runs_in_the_read_only_cage(self):
         ran, args, _ = self.terminal("ls -la")
         self.assertTrue(ran)
-        self.assertTrue(args["command"].startswith("'" + TOOLCAGE + "' run --policy '" + self.policy + "' --workdir '" + self.ws + "'"), args)
+        self.assertRegex(args["command"], run_prefix(TOOLCAGE, self.policy, self.ws))
         self.assertTrue(args["command"].endswith(" --read-only -- /bin/bash -c 'ls -la'"), args)
 
     def test_a_cd_runs_in_toolcages_words(self):
@@ -329,7 +336,7 @@ class Behaviour:
     def test_caged_command_runs_inside_the_cage(self):
         ran, args, _ = self.terminal("npm install")
         self.assertTrue(ran)
-        self.assertTrue(args["command"].startswith("'" + TOOLCAGE + "' run --policy '" + self.policy + "' --workdir '" + self.ws + "'"), args)
+        self.assertRegex(args["command"], run_prefix(TOOLCAGE, self.policy, self.ws))
         self.assertTrue(args["command"].endswith("-- /bin/bash -c 'npm install'"), args)
 
     def test_rewrite_that_did_not_take_is_a_block(self):

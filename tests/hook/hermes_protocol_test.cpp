@@ -46,8 +46,9 @@ TEST_CASE("hermes: a read-only command is modified into the read-only cage; a cd
     CHECK(r.exit_code == 0);
     json a = parse_out(r);
     CHECK(a["action"] == "modify");
-    CHECK(a["args"]["command"] == "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" +
-                                      f.ws + "' --workspace '" + f.ws + "' --read-only -- /bin/bash -c 'ls -la'");
+    CHECK(with_step_id_as_id(a["args"]["command"]) ==
+          "'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --step-id ID --workdir '" + f.ws +
+              "' --workspace '" + f.ws + "' --read-only -- /bin/bash -c 'ls -la'");
     CHECK(r.err.empty());
     // A cd alone becomes toolcage's words for it, which pass as they are.
     auto b = f.hook(hermes_terminal("cd sub", f.ws));
@@ -68,7 +69,8 @@ TEST_CASE("hermes: a risky command is rewritten to run in the cage", "[hermes]")
     CHECK(out["action"] == "modify");
     std::string rw = out["args"]["command"];
     CHECK(out["args"].size() == 1);  // Hermes merges args: only the command changes
-    CHECK(rw.starts_with("'" + std::string(TOOLCAGE_BIN) + "' run --policy 'default' --workdir '" + f.ws + "'"));
+    CHECK(with_step_id_as_id(rw).starts_with("'" + std::string(TOOLCAGE_BIN) +
+                                             "' run --policy 'default' --step-id ID --workdir '" + f.ws + "'"));
     CHECK(last_word(rw) == cmd);
 }
 

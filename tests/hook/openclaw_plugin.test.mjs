@@ -15,6 +15,13 @@ const plugin = await import(path.join(PLUGIN_DIR, "index.js"));
 
 let root, ws, handler;
 
+// The start of toolcage's rewrite: its binary, the policy, a fresh step id (16 of 0-9 a-f) and
+// the workdir, each as the hook writes it.
+function runPrefix(bin, policy, workdir) {
+  const quote = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^${quote(`'${bin}' run --policy '${policy}'`)} --step-id [0-9a-f]{16} ${quote(`--workdir '${workdir}'`)}`);
+}
+
 function script(name, body) {
   const p = path.join(root, name);
   fs.writeFileSync(p, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
@@ -72,7 +79,7 @@ test("a read-only exec is rewritten to run in the read-only cage, shell builtins
   const r = await handler({ toolName: "exec", params: { command: "ls -la", timeout: 5 } }, ctx);
   assert.ok(r && r.params, JSON.stringify(r));
   assert.equal(r.params.timeout, 5);
-  assert.ok(r.params.command.startsWith(`'${BIN}' run --policy 'default' --workdir '${ws}'`), r.params.command);
+  assert.match(r.params.command, runPrefix(BIN, "default", ws), r.params.command);
   assert.ok(r.params.command.includes(" --read-only -- /bin/bash -c 'ls -la'"), r.params.command);
   const pwd = await handler({ toolName: "exec", params: { command: "pwd" } }, ctx);
   assert.ok(pwd.params.command.endsWith(" --read-only -- /bin/bash -c 'pwd'"), pwd.params.command);
@@ -86,7 +93,7 @@ test("a risky exec is rewritten to run in the cage, other params kept", async ()
   assert.ok(r && r.params, JSON.stringify(r));
   assert.equal(r.params.timeout, 30);
   assert.equal(r.params.background, false);
-  assert.ok(r.params.command.startsWith(`'${BIN}' run --policy 'default' --workdir '${ws}'`), r.params.command);
+  assert.match(r.params.command, runPrefix(BIN, "default", ws), r.params.command);
   // bash reads the rewrite back to exactly the original command
   const fake = script("fake-toolcage", 'eval "last=\\${$#}"; printf %s "$last"');
   const rewritten = r.params.command.replace(`'${BIN}'`, `'${fake}'`);

@@ -32,7 +32,8 @@ TEST_CASE("openclaw: exec is classified in its workdir", "[openclaw]") {
     auto p = toolcage::shell::parse(rw);
     REQUIRE(p.ok);
     const auto& words = p.script.items[0].and_or.pipelines[0].commands[0].words;
-    CHECK(words[5].literal() == f.ws + "/sub");
+    CHECK(words[4].literal() == "--step-id");
+    CHECK(words[7].literal() == f.ws + "/sub");
     CHECK(words.back().literal() == "make test");
     CHECK(answer(f.hook(openclaw_payload("exec", {{"command", "rm -rf /"}}, f.ws), a), 2)["decision"] == "deny");
 }

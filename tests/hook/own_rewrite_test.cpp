@@ -16,6 +16,14 @@ using nlohmann::json;
 
 namespace {
 
+const std::string kId = "0123456789abcdef";
+
+// The step id a rewrite names (16 hex characters after --step-id).
+std::string step_of(const std::string& rw) {
+    auto at = rw.find(" --step-id ");
+    return at == std::string::npos ? std::string() : rw.substr(at + 11, 16);
+}
+
 std::string rewrite_of(const HookFixture& f, const std::string& command, const std::string& cwd,
                        const std::vector<std::string>& args = {}) {
     auto r = f.hook(hermes_terminal(command, cwd), args);
@@ -41,11 +49,12 @@ TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact by
           "[own-rewrite]") {
     using namespace toolcage::hook;
     for (std::string inner : {"npm install", "echo 'it'\\''s' \"$HOME\" `id`", "a\nb", "", "'"}) {
-        std::string rw = cage_rewrite("/opt/tc/toolcage", "forge", "/home/u/src/p", inner);
+        std::string rw = cage_rewrite("/opt/tc/toolcage", "forge", kId, "/home/u/src/p", inner);
         auto parts = parse_rewrite(rw);
         REQUIRE(parts);
         CHECK(parts->run.toolcage_bin == "/opt/tc/toolcage");
         CHECK(parts->run.policy == "forge");
+        CHECK(parts->run.step_id == kId);
         CHECK(parts->run.workdir == "/home/u/src/p");
         CHECK(parts->run.command == inner);
         CHECK(parts->outside.empty());
@@ -65,13 +74,29 @@ TEST_CASE("own rewrite: parse_rewrite gives the parts back only for the exact by
     CHECK_FALSE(parse_rewrite(
         "'/opt/tc/toolcage' run --policy 'forge' --workdir \"$W\" -- /bin/bash -c 'x'"));
     CHECK_FALSE(parse_rewrite("not a 'command"));
+    // The step's id: exactly 16 of 0-9 a-f, bare, where the rewrite writes it; else not ours.
+    const std::string good = cage_rewrite("/opt/tc/toolcage", "forge", kId, "/w", "x");
+    REQUIRE(parse_rewrite(good));
+    CHECK_FALSE(parse_rewrite("'/opt/tc/toolcage' run --policy 'forge' --workdir '/w' -- /bin/bash -c 'x'"));
+    for (std::string id : {"0123456789ABCDEF", "0123456789abcde", "0123456789abcdef0", "0123456789abcdeg",
+                           "../../etc/passwd", "$(id)", "", "0123456789abcde\n"}) {
+        std::string bad = good;
+        bad.replace(bad.find(kId), kId.size(), id);
+        INFO(bad);
+        CHECK_FALSE(parse_rewrite(bad));
+    }
+    std::string quoted = good;
+    quoted.replace(quoted.find(kId), kId.size(), "'" + kId + "'");
+    CHECK_FALSE(parse_rewrite(quoted));
+    std::string moved = "'/opt/tc/toolcage' run --step-id " + kId + " --policy 'forge' --workdir '/w' -- /bin/bash -c 'x'";
+    CHECK_FALSE(parse_rewrite(moved));
 }
 
 TEST_CASE("own rewrite: every form the rewrite writes is recognised, and only those bytes", "[own-rewrite]") {
     using namespace toolcage::hook;
     for (bool read_only : {false, true})
         for (std::string workspace : {std::string(), std::string("/home/u/src/p")}) {
-            CageRewrite r{"/opt/tc/toolcage", "forge", "/home/u/src/p/sub", workspace, read_only, "make test"};
+            CageRewrite r{"/opt/tc/toolcage", "forge", kId, "/home/u/src/p/sub", workspace, read_only, "make test"};
             std::string rw = cage_rewrite(r);
             auto parts = parse_rewrite(rw);
             REQUIRE(parts);
@@ -83,7 +108,7 @@ TEST_CASE("own rewrite: every form the rewrite writes is recognised, and only th
             CHECK_FALSE(parse_rewrite("cd /tmp && " + rw));
         }
     // The moves kept in the agent's shell: recognised, in toolcage's words only.
-    CageRewrite r{"/opt/tc/toolcage", "forge", "/home/u/src/p", "/home/u/src/p", true, "cd sub && export A=1 && ls"};
+    CageRewrite r{"/opt/tc/toolcage", "forge", kId, "/home/u/src/p", "/home/u/src/p", true, "cd sub && export A=1 && ls"};
     std::string rw = cage_rewrite(r);
     REQUIRE(rw.starts_with("builtin cd './sub' && '/opt/tc/toolcage' run"));
     auto parts = parse_rewrite(rw);
@@ -100,7 +125,7 @@ TEST_CASE("own rewrite: every form the rewrite writes is recognised, and only th
                                "builtin cd './sub' && builtin cd '.'  "})
         CHECK_FALSE(parse_rewrite(prefix + " && " + run_part));
     CHECK_FALSE(parse_rewrite("builtin cd './sub'; " + run_part));
-    CHECK_FALSE(parse_rewrite("builtin cd './sub' && " + cage_rewrite("/opt/tc/toolcage", "forge", "/w", "ls")));
+    CHECK_FALSE(parse_rewrite("builtin cd './sub' && " + cage_rewrite("/opt/tc/toolcage", "forge", kId, "/w", "ls")));
 }
 
 TEST_CASE("own rewrite: the shell hook passes the plugin's rewrite unchanged, wherever Hermes runs",
@@ -124,15 +149,15 @@ TEST_CASE("own rewrite: look-alikes are judged as usual", "[own-rewrite]") {
     std::vector<std::string> lookalikes = {
         rw + " ",                                                             // not the bytes
         rw + "; rm -rf ~",                                                    // more after it
-        toolcage::hook::cage_rewrite(other, "default", f.ws, "npm install"),  // another binary
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "strict", f.ws,
+        toolcage::hook::cage_rewrite(other, "default", kId, f.ws, "npm install"),  // another binary
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "strict", kId, f.ws,
                                      "npm install"),  // another policy
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", "/",
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", kId, "/",
                                      "npm install"),  // the root as workdir
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.home, "npm install"),  // the home
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws + "/../ws", "npm install"),
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws + "/missing", "npm install"),
-        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws, rw),  // nested
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", kId, f.home, "npm install"),  // the home
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", kId, f.ws + "/../ws", "npm install"),
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", kId, f.ws + "/missing", "npm install"),
+        toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", kId, f.ws, rw),  // nested
     };
     for (const auto& cmd : lookalikes) {
         auto r = f.hook(hermes_terminal(cmd, f.ws));
@@ -143,7 +168,7 @@ TEST_CASE("own rewrite: look-alikes are judged as usual", "[own-rewrite]") {
 
 TEST_CASE("own rewrite: a rewrite of a destructive command stays denied", "[own-rewrite]") {
     HookFixture f;
-    std::string cmd = toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", f.ws, "rm -rf ~");
+    std::string cmd = toolcage::hook::cage_rewrite(TOOLCAGE_BIN, "default", kId, f.ws, "rm -rf ~");
     auto r = f.hook(hermes_terminal(cmd, f.ws));
     require_block(r);
     CHECK(parse_out(r)["message"].get<std::string>().find("rm.home") != std::string::npos);
@@ -161,7 +186,7 @@ TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still 
     CHECK(out["rule_key"].get<std::string>().starts_with("toolcage:test.ask-me:terminal:"));
     std::string rw = out["args"]["command"];
     CHECK(rw == toolcage::hook::cage_rewrite(
-                    toolcage::hook::CageRewrite{TOOLCAGE_BIN, policy, f.ws, f.ws, false, "echo ask-me"}));
+                    toolcage::hook::CageRewrite{TOOLCAGE_BIN, policy, step_of(rw), f.ws, f.ws, false, "echo ask-me"}));
     auto again = f.hook(hermes_terminal(rw, "/"), {"--policy", policy});
     json out2 = parse_out(again);
     CHECK(out2["action"] == "approve");

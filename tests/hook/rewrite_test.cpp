@@ -70,19 +70,21 @@ std::vector<std::string> words_of(const std::string& rewrite) {
 void check_round_trip(const std::string& cmd) {
     const std::string bin = "/opt/tool cage's/bin/toolcage";
     const std::string dir = "/home/u/it's a \"dir\"";
-    std::string rw = hook::cage_rewrite(bin, "forge", dir, cmd);
+    std::string rw = hook::cage_rewrite(bin, "forge", "0123456789abcdef", dir, cmd);
     auto w = words_of(rw);
-    REQUIRE(w.size() == 10);
+    REQUIRE(w.size() == 12);
     CHECK(w[0] == bin);
     CHECK(w[1] == "run");
     CHECK(w[2] == "--policy");
     CHECK(w[3] == "forge");
-    CHECK(w[4] == "--workdir");
-    CHECK(w[5] == dir);
-    CHECK(w[6] == "--");
-    CHECK(w[7] == "/bin/bash");
-    CHECK(w[8] == "-c");
-    CHECK(w[9] == cmd);
+    CHECK(w[4] == "--step-id");
+    CHECK(w[5] == "0123456789abcdef");
+    CHECK(w[6] == "--workdir");
+    CHECK(w[7] == dir);
+    CHECK(w[8] == "--");
+    CHECK(w[9] == "/bin/bash");
+    CHECK(w[10] == "-c");
+    CHECK(w[11] == cmd);
 }
 
 }  // namespace
@@ -114,7 +116,7 @@ TEST_CASE("bash itself hands the rewritten command through byte for byte", "[rew
     cmds.insert(cmds.end(), kOwnCases.begin(), kOwnCases.end());
     for (const auto& c : cmds) {
         if (c.size() > 4000) continue;
-        std::string rw = hook::cage_rewrite(fake, "default", dir.path(), c);
+        std::string rw = hook::cage_rewrite(fake, "default", "0123456789abcdef", dir.path(), c);
         auto r = toolcage::test::run_binary("/bin/bash", {"-c", rw}, "", {{"PATH", "/usr/bin:/bin"}});
         INFO(c);
         CHECK(r.exit_code == 0);
