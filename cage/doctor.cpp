@@ -7,14 +7,14 @@
 #include <sstream>
 #include <system_error>
 
-#include "cage/interpreter.h"
-#include "cage/landlock_audit.h"
-#include "cage/landlock_uapi.h"
-#include "cage/netns.h"
-#include "cage/seccomp_rules.h"
-#include "cage/recover.h"
-#include "cage/step_init.h"
-#include "cage/workspace.h"
+#include "cage/containment/interpreter.h"
+#include "cage/explain/landlock_audit.h"
+#include "cage/containment/landlock_uapi.h"
+#include "cage/containment/netns.h"
+#include "cage/containment/seccomp_rules.h"
+#include "cage/integrity/recover.h"
+#include "cage/containment/step_init.h"
+#include "cage/step/workspace.h"
 #include "common/decision_log.h"
 #include "common/user_home.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "cage/landlock.h"
-#include "cage/probe.h"
+#include "cage/containment/landlock.h"
+#include "cage/containment/probe.h"
 #include "common/policy.h"
 
 namespace toolcage::cage {
@@ -26,8 +26,8 @@ struct DoctorReport {
     std::string network_mode;  // "netns" or "landlock": what `run` would use (cage.network)
     std::string network_note;  // why auto fell back to landlock
     std::vector<std::string> protected_paths;
-    // The step's own PID and mount namespaces (cage/step_init.h): other processes hidden in
-    // /proc, a private /dev/shm and /dev/pts, every process gone with the supervisor.
+    // The step's own PID and mount namespaces (cage/containment/step_init.h): other processes
+    // hidden in /proc, a private /dev/shm and /dev/pts, every process gone with the supervisor.
     bool pid_namespace = false;
     std::string pid_namespace_why;  // why not
     // Every mount read-only but the write grants, in the step's mount namespace: mode, owner,
@@ -42,7 +42,7 @@ struct DoctorReport {
     // Where `run` learns what Landlock refused: the kernel's audit records, or the step's stderr.
     std::string refusal_source;
     // toolcage's own state directory (common/user_home.h), and what the journal housekeeping did
-    // (cage/recover.h: journals of workspaces that no longer exist removed).
+    // (cage/integrity/recover.h: journals of workspaces that no longer exist removed).
     std::string state_dir;
     std::vector<std::string> housekeeping;
 };

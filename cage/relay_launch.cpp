@@ -20,7 +20,7 @@
 #include <memory>
 #include <system_error>
 
-#include "cage/npm_config.h"
+#include "cage/settings/npm_config.h"
 #include "common/error.h"
 #include "common/user_home.h"
 #include "common/text.h"

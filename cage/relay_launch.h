@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "cage/environment.h"
 #include "cage/run.h"
+#include "cage/settings/environment.h"
 
 namespace toolcage::cage {
 
 struct RelayLaunchConfig {
     std::string relay_binary;  // toolcage-relay
     std::string log_path;      // the relay's JSON lines; empty: none
-    // The user's npm registry (cage/npm_config.h), asked only when an allow entry says
+    // The user's npm registry (cage/settings/npm_config.h), asked only when an allow entry says
     // {npm_registry}.
     std::function<std::optional<std::string>()> npm_registry;
     // Where the private directory for the token file is made.
@@ -44,7 +44,7 @@ std::vector<std::string> expand_relay_allow(
     std::vector<std::string>& notes);
 
 // The registry npm uses for this user, from the user's own ~/.npmrc (the user database's home)
-// and /etc/npmrc, else npm's default (cage/npm_config.h); npm is never run.
+// and /etc/npmrc, else npm's default (cage/settings/npm_config.h); npm is never run.
 std::optional<std::string> npm_config_registry();
 
 }  // namespace toolcage::cage

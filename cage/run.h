@@ -36,7 +36,7 @@ struct RunOptions {
     // The workspace ({workspace}); empty: chosen from workdir (common/workspace_choice.h).
     // Refused, as a chosen one is, when it is /, a home or holds toolcage or an agent's files.
     std::string workspace;
-    // The read-only cage (cage/read_only.h): no writes, no network, no relay, and so no
+    // The read-only cage (cage/containment/read_only.h): no writes, no network, no relay, and so no
     // snapshot of the protected paths and no TMPDIR to make.
     bool read_only = false;
     bool best_effort = false;   // run even when the kernel falls short of the policy's min_abi
@@ -52,8 +52,8 @@ struct RunOptions {
 
 // Runs argv in the cage and returns its exit status (128+n for a death by signal n; 126/127
 // when it cannot be executed; 3 when the step changed a protected path of the workspace, which
-// was then put back: cage/workspace_guard.h). Throws Error when the cage cannot be set up:
-// nothing runs then.
+// was then put back: cage/integrity/workspace_guard.h). Throws Error when the cage cannot be set
+// up: nothing runs then.
 int run_caged(const RunOptions& options);
 
 }  // namespace toolcage::cage

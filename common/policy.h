@@ -99,8 +99,9 @@ struct Policy {
     std::vector<ExtraRule> rules;
     Decision on_cage = Decision::cage;  // what a cage verdict becomes (strict: deny)
     bool hermes_approve = false;        // Hermes supports {"action":"approve"} for ask
-    // How an allowed shell command runs: "cage" in the read-only cage (cage/read_only.h),
-    // "bare" as the agent sent it (what the workspace's config and code make it do, it does).
+    // How an allowed shell command runs: "cage" in the read-only cage
+    // (cage/containment/read_only.h), "bare" as the agent sent it (what the workspace's config and
+    // code make it do, it does).
     std::string allow_runs = "cage";
     // "enforce", or "audit": the hook answers allow for every call and logs what it would have
     // answered (to roll a policy out on real traffic before it blocks anything).

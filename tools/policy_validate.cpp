@@ -4,7 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "cage/never_writable.h"
+#include "cage/integrity/never_writable.h"
 #include "common/policy_loader.h"
 #include "profiles/compiled_profiles.h"
 #include "tools/policy_access.h"

@@ -1,10 +1,10 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
-#include "cage/environment.h"
-#include "cage/landlock.h"
-#include "cage/probe.h"
-#include "cage/seccomp.h"
+#include "cage/containment/landlock.h"
+#include "cage/containment/probe.h"
+#include "cage/containment/seccomp.h"
+#include "cage/settings/environment.h"
 
 extern char** environ;
 

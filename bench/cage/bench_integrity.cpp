@@ -1,5 +1,5 @@
-// The after-step check's cost (cage/workspace_guard.h): the snapshot before a caged step and
-// the compare after it, on a workspace with a normal .git (git init's hook samples, a config,
+// The after-step check's cost (cage/integrity/workspace_guard.h): the snapshot before a caged step
+// and the compare after it, on a workspace with a normal .git (git init's hook samples, a config,
 // .gitmodules, .vscode). Goal: snapshot + compare under 5 ms. Whole-process: bench/integrity.sh.
 #include <benchmark/benchmark.h>
 #include <sys/wait.h>
@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "cage/protected_paths.h"
-#include "cage/workspace_guard.h"
+#include "cage/integrity/protected_paths.h"
+#include "cage/integrity/workspace_guard.h"
 
 using namespace toolcage::cage;
 namespace fs = std::filesystem;

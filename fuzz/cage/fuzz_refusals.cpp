@@ -1,5 +1,5 @@
 // libFuzzer target: what a caged program writes on its stderr, and the text of kernel audit
-// records, as the cage reads them after a step to say what it refused (cage/refusals.h).
+// records, as the cage reads them after a step to say what it refused (cage/explain/refusals.h).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cage/landlock_uapi.h"
-#include "cage/refusals.h"
+#include "cage/containment/landlock_uapi.h"
+#include "cage/explain/refusals.h"
 
 using namespace toolcage::cage;
 

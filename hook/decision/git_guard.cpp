@@ -11,7 +11,7 @@
 #include <cstring>
 #include <functional>
 
-#include "cage/protected_paths.h"
+#include "cage/integrity/protected_paths.h"
 #include "common/git_config.h"
 #include "common/git_run_places.h"
 #include "hook/call/paths.h"

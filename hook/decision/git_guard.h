@@ -45,7 +45,7 @@ std::optional<Verdict> check_git_config(const std::string& command, const std::s
 std::optional<Verdict> check_git_write(const std::string& abs, const std::string& home);
 
 // The workspace paths no file tool writes without a person's yes: the built-in list
-// (cage/protected_paths.h) and the policy's cage.protected_paths; "x/" names a directory.
+// (cage/integrity/protected_paths.h) and the policy's cage.protected_paths; "x/" names a directory.
 std::vector<std::string> protected_workspace_entries(const Policy& policy);
 
 }  // namespace toolcage::hook

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "cage/recover.h"
+#include "cage/integrity/recover.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
 #include "common/step_id.h"

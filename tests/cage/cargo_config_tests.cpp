@@ -1,4 +1,4 @@
-// cargo's configuration in the cage (cage/cargo_config.h): the user's registry and source
+// cargo's configuration in the cage (cage/settings/cargo_config.h): the user's registry and source
 // settings reach the step, a token, [env] or proxy never does; as root and as nobody, with the
 // step's own mount namespace and without one (a user namespace where no further one may be
 // made, as in containers that refuse them). The real cargo runs when Debian's is installed.
@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "cage/cargo_config.h"
-#include "cage/refusals.h"
+#include "cage/explain/refusals.h"
+#include "cage/settings/cargo_config.h"
 #include "step_harness.h"
 #include "tests/other_user.h"
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "cage/containment/interpreter.h"
 #include "cage/doctor.h"
-#include "cage/interpreter.h"
 
 using namespace toolcage::cage;
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "cage/environment.h"
+#include "cage/settings/environment.h"
 
 using namespace toolcage::cage;
 namespace fs = std::filesystem;

@@ -6,9 +6,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "cage/landlock.h"
-#include "cage/landlock_uapi.h"
-#include "cage/probe.h"
+#include "cage/containment/landlock.h"
+#include "cage/containment/landlock_uapi.h"
+#include "cage/containment/probe.h"
 
 using namespace toolcage::cage;
 namespace ll = toolcage::landlock;
@@ -16,7 +16,8 @@ namespace ll = toolcage::landlock;
 TEST_CASE("the Landlock header knows at least the running kernel's ABI", "[cage][landlock]") {
     int abi = probe_landlock_abi();
     INFO("kernel Landlock ABI " << abi << ", header knows " << ll::kKnownAbi);
-    if (abi > ll::kKnownAbi) WARN("the kernel is newer than cage/landlock_uapi.h: add its rights");
+    if (abi > ll::kKnownAbi)
+        WARN("the kernel is newer than cage/containment/landlock_uapi.h: add its rights");
     CHECK(abi >= 1);  // this project's kernels all have Landlock
     // Every right the kernel reports must be in our header: creating a ruleset that handles
     // exactly the header's rights for the kernel's ABI must be accepted.

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "cage/limits.h"
-#include "cage/reaper.h"
+#include "cage/containment/limits.h"
+#include "cage/containment/reaper.h"
 
 using namespace toolcage::cage;
 

@@ -10,9 +10,9 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "cage/containment/netns.h"
+#include "cage/containment/seccomp.h"
 #include "cage/doctor.h"
-#include "cage/netns.h"
-#include "cage/seccomp.h"
 #include "step_harness.h"
 
 using namespace steptest;

@@ -1,6 +1,6 @@
-// The registry the relay allows for {npm_registry} (cage/npm_config.h): read from the user's own
-// ~/.npmrc and the global npmrc only, never from a variable the agent's shell could have set, and
-// npm is never run. Each case is a scratch home and global file.
+// The registry the relay allows for {npm_registry} (cage/settings/npm_config.h): read from the
+// user's own ~/.npmrc and the global npmrc only, never from a variable the agent's shell could have
+// set, and npm is never run. Each case is a scratch home and global file.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "cage/npm_config.h"
 #include "cage/relay_launch.h"
+#include "cage/settings/npm_config.h"
 #include "common/user_home.h"
 
 namespace fs = std::filesystem;

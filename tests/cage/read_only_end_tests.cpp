@@ -1,5 +1,5 @@
-// The read-only cage's end (cage/step_init.h, end_fd): it returns as soon as its step ends,
-// without waiting for the step's namespaces to go, and still with the step's own status; what
+// The read-only cage's end (cage/containment/step_init.h, end_fd): it returns as soon as its step
+// ends, without waiting for the step's namespaces to go, and still with the step's own status; what
 // the step left running (a daemon in a session of its own) is gone all the same. As root and as
 // nobody, with and without user namespaces.
 #include <sys/types.h>

@@ -13,9 +13,9 @@
 #include <memory>
 #include <sstream>
 
-#include "cage/landlock_audit.h"
-#include "cage/landlock_uapi.h"
-#include "cage/refusals.h"
+#include "cage/containment/landlock_uapi.h"
+#include "cage/explain/landlock_audit.h"
+#include "cage/explain/refusals.h"
 #include "common/user_home.h"
 #include "step_harness.h"
 #include "tests/other_user.h"

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "cage/seccomp.h"
-#include "cage/seccomp_rules.h"
+#include "cage/containment/seccomp.h"
+#include "cage/containment/seccomp_rules.h"
 
 using namespace toolcage::cage;
 

@@ -1,5 +1,5 @@
-// The step's own git, npm and pip settings (cage/step_settings.h): the user's inert keys kept,
-// every credential left out; then a real caged step on a home holding tokens, as root and as
+// The step's own git, npm and pip settings (cage/settings/step_settings.h): the user's inert keys
+// kept, every credential left out; then a real caged step on a home holding tokens, as root and as
 // nobody, that commits with the user's identity and finds no token anywhere it can look.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cage/step_settings.h"
+#include "cage/settings/step_settings.h"
 #include "common/git_config.h"
 #include "step_harness.h"
 #include "tests/other_user.h"

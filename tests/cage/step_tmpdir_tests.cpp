@@ -1,5 +1,5 @@
-// The step's TMPDIR (cage/step_tmpdir.h): always an empty directory of this user's, 0700, and
-// kept for the next step only when the step changed nothing of it but its entries.
+// The step's TMPDIR (cage/settings/step_tmpdir.h): always an empty directory of this user's, 0700,
+// and kept for the next step only when the step changed nothing of it but its entries.
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "cage/step_tmpdir.h"
+#include "cage/settings/step_tmpdir.h"
 
 namespace fs = std::filesystem;
 using namespace toolcage::cage;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cage/netns.h"
+#include "cage/containment/netns.h"
 #include "tests/other_user.h"
 
 namespace fs = std::filesystem;

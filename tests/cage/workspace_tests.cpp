@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cage/workspace.h"
+#include "cage/step/workspace.h"
 #include "common/error.h"
 
 using namespace toolcage::cage;

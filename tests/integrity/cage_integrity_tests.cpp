@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cage/workspace_guard.h"
+#include "cage/integrity/workspace_guard.h"
 #include "support.h"
 
 using namespace integrity;

@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "../hook/run_binary.h"
-#include "cage/step_init.h"
+#include "cage/containment/step_init.h"
 #include "common/git_config.h"
 #include "support.h"
 #include "tests/other_user.h"

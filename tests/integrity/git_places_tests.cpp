@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cage/workspace_guard.h"
+#include "cage/integrity/workspace_guard.h"
 #include "hook/decision/git_guard.h"
 #include "support.h"
 

@@ -1,6 +1,6 @@
-// The after-step check on its own (cage/workspace_guard.h) and the protected list and its
-// Landlock rules (cage/protected_paths.h), on real directories: every way a step can change a
-// protected path, and the ways a restore could be tricked into writing somewhere else.
+// The after-step check on its own (cage/integrity/workspace_guard.h) and the protected list and its
+// Landlock rules (cage/integrity/protected_paths.h), on real directories: every way a step can
+// change a protected path, and the ways a restore could be tricked into writing somewhere else.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cage/landlock_uapi.h"
-#include "cage/protected_paths.h"
-#include "cage/workspace_guard.h"
+#include "cage/containment/landlock_uapi.h"
+#include "cage/integrity/protected_paths.h"
+#include "cage/integrity/workspace_guard.h"
 #include "common/error.h"
 
 using namespace toolcage::cage;

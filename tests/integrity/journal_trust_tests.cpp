@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
-#include "cage/protected_paths.h"
-#include "cage/step_journal.h"
-#include "cage/workspace_guard.h"
+#include "cage/integrity/protected_paths.h"
+#include "cage/integrity/step_journal.h"
+#include "cage/integrity/workspace_guard.h"
 #include "support.h"
 
 using namespace integrity;
