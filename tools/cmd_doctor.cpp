@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/doctor.h"
-#include "cage/workspace.h"
+#include "cage/step/workspace.h"
 #include "common/error.h"
 #include "common/user_home.h"
 #include "hook/install/hermes_plugin.h"
