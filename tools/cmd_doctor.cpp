@@ -6,11 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/doctor.h"
-#include "cage/step/workspace.h"
 #include "common/error.h"
-#include "common/user_home.h"
 #include "hook/install/hermes_plugin.h"
 #include "tools/commands.h"
+#include "tools/grant_summary.h"
 #include "tools/policy_access.h"
 
 namespace toolcage::cli {
@@ -36,59 +35,8 @@ int check_hermes_plugin(const DoctorOptions& o, const std::string& wd) {
     return problems.empty() ? 0 : 1;
 }
 
-// The directory a step would run in, resolved as `toolcage run` resolves it: "." or "sub" is the
-// one it names from here, and a directory that is not there is named as such (before the policy
-// is read, so that the error is not taken for the policy's).
-std::string resolve_workdir(const std::string& given) {
-    std::error_code ec;
-    if (given.empty()) {
-        std::filesystem::path wd = std::filesystem::current_path(ec);
-        if (ec) throw Error("doctor: the current directory cannot be read (" + ec.message() + "); pass --workdir");
-        return wd.string();
-    }
-    std::filesystem::path real = std::filesystem::canonical(given, ec);
-    if (ec || !std::filesystem::is_directory(real))
-        throw Error("doctor: --workdir \"" + given + "\": not a directory (" +
-                    (ec ? ec.message() : std::string("a file")) + "); give an existing directory");
-    return real.string();
-}
-
-std::string joined(const std::vector<std::string>& v, const std::string& none) {
-    std::string s;
-    for (const auto& e : v) s += (s.empty() ? "" : ", ") + e;
-    return s.empty() ? none : s;
-}
-
-std::string limit_text(long n, const std::string& unit) {
-    return n > 0 ? std::to_string(n) + unit : "unlimited";
-}
-
-// What a step run in `wd` is granted, in a person's words: the right-by-right report below it
-// has the same as raw path lists.
-std::string grant_summary(const Policy& p, const std::string& wd) {
-    cage::StepPaths paths{wd, cage::find_workspace(wd), "/tmp/toolcage-STEP", user_home()};
-    cage::ExpandedCage c = cage::expand_cage_policy(p.cage, paths);
-    std::vector<std::string> writes;
-    for (const auto& w : c.write)
-        if (w == paths.workspace) writes.insert(writes.begin(), "the workspace");
-        else if (w != paths.tmp && !w.starts_with("/dev/")) writes.push_back(w);  // /dev/null, /dev/tty: below
-    const auto& l = p.cage.limits;
-    std::string o = "what a step in " + wd + " is granted:\n";
-    o += "  workspace: " + paths.workspace + (paths.workspace == wd ? "" : " (the git top level above it)") + "\n";
-    o += "  writes:    " + joined(writes, "nothing but its TMPDIR") + "\n";
-    o += "  TMPDIR:    a fresh directory per step, removed after it\n";
-    o += "  reads:     " + std::to_string(c.read.size()) + " paths (listed under \"paths\" below)\n";
-    o += "  network:   " +
-         (p.relay.enabled ? "HTTPS through the relay to " + joined(p.relay.allow, "no host") + " only"
-                          : std::string("none (no relay: every TCP connect refused)")) + "\n";
-    o += "  limits:    " + std::to_string(l.nproc) + " processes, " + std::to_string(l.nofile) +
-         " open files, files up to " + limit_text(l.fsize_mb, " MiB") + ", CPU " + limit_text(l.cpu_seconds, " s") +
-         ", memory " + limit_text(l.memory_mb, " MiB") + "\n\n";
-    return o;
-}
-
 int run_doctor(const DoctorOptions& o) {
-    std::string wd = resolve_workdir(o.workdir);
+    std::string wd = resolve_workdir(o.workdir, "doctor");
     Policy p = load_checked_policy(o.policy);
     cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi, /*relay_linked=*/true);
     // relay.allow_ranges: the non-public ranges this network's resolver may answer with, which
@@ -98,7 +46,7 @@ int run_doctor(const DoctorOptions& o) {
         if (p.relay.enabled) j["relay_allow_ranges"] = p.relay.allow_ranges;
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
-        std::cout << grant_summary(p, wd) << cage::to_text(r);
+        std::cout << grant_summary(p, wd, /*read_only=*/false) << cage::to_text(r);
         if (p.relay.enabled && !p.relay.allow_ranges.empty()) {
             std::string ranges;
             for (const auto& range : p.relay.allow_ranges) ranges += (ranges.empty() ? "" : ", ") + range;

@@ -1,11 +1,13 @@
 // `toolcage run [--policy NAME|FILE] [--step-id ID] [--workdir DIR] [--workspace DIR]
 // [--read-only] [--best-effort] -- PROGRAM ARGS...`: one command inside the cage (or the read-only cage);
 // exits with its status (128+n for a death by signal n).
+#include <iostream>
 #include <memory>
 
 #include "cage/relay_launch.h"
 #include "cage/run.h"
 #include "tools/commands.h"
+#include "tools/grant_summary.h"
 #include "tools/policy_access.h"
 
 namespace toolcage::cli {
@@ -33,6 +35,10 @@ Subcommand add_run_command(CLI::App& app) {
     sub->add_option("command", o->argv, "The program and its arguments (after --)")->required();
     return {sub, [o] {
                 o->load_policy = [](const std::string& name) { return load_checked_policy(name); };
+                // --verbose: first what the step is granted, in words; the path rules follow.
+                if (o->verbose)
+                    std::cerr << grant_summary(load_checked_policy(o->policy),
+                                               resolve_workdir(o->workdir, "run"), o->read_only);
                 // The relay's configuration is the launcher's own (the policy and the user's
                 // files, never an environment variable), read only when a policy enables it.
                 o->start_relay = [step_id = o->step_id](const RelayPolicy& relay, std::uint16_t inside_port) {

@@ -114,6 +114,30 @@ TEST_CASE("toolcage doctor resolves a relative --workdir and names a missing one
     CHECK(std::system(("rm -rf " + d).c_str()) == 0);
 }
 
+TEST_CASE("toolcage run --verbose says first what the step is granted, in words", "[cage][cli]") {
+    char dir[] = "/var/tmp/toolcage-verbose-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    const std::string d = dir;
+    Out caged = shell("cd " + d + " && " + bin + " run --verbose --policy forge -- /bin/true");
+    INFO(caged.text);
+    CHECK(caged.status == 0);
+    CHECK(caged.text.find("what a step in " + d + " is granted:") != std::string::npos);
+    CHECK(caged.text.find("  writes:    the workspace") != std::string::npos);
+    CHECK(caged.text.find("  TMPDIR:    a fresh directory per step") != std::string::npos);
+    CHECK(caged.text.find("  network:   HTTPS through the relay to ") != std::string::npos);
+    // The read-only cage writes nothing and has no network, whatever the policy's relay.
+    Out ro = shell("cd " + d + " && " + bin + " run --verbose --read-only --policy forge -- /bin/true");
+    INFO(ro.text);
+    CHECK(ro.status == 0);
+    CHECK(ro.text.find("  writes:    nothing (the read-only cage") != std::string::npos);
+    CHECK(ro.text.find("  network:   none") != std::string::npos);
+    CHECK(ro.text.find("TMPDIR:") == std::string::npos);
+    // Without --verbose, nothing of it.
+    CHECK(shell("cd " + d + " && " + bin + " run --policy forge -- /bin/true").text.find("is granted") ==
+          std::string::npos);
+    CHECK(std::system(("rm -rf " + d).c_str()) == 0);
+}
+
 TEST_CASE("every caged step is one line in the decision log, naming its network mode",
           "[cage][cli]") {
     char dir[] = "/var/tmp/toolcage-steplog-XXXXXX";
