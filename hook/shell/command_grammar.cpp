@@ -339,10 +339,13 @@ bool Parser::try_read_redirect(std::vector<Redirect>& out) {
     size_t save = pos_;
     Redirect r;
     if (is_digit(c)) {
+        // A long number is a redirect's descriptor only when a redirect follows it: `echo
+        // 12345678901` is a word, `12345678901>f` an error.
         long long fd = 0;
+        bool too_large = false;
         while (is_digit(peek())) {
-            fd = fd * 10 + (src_[pos_] - '0');
-            if (fd > INT_MAX) fail("file descriptor number too large", save);
+            if (!too_large) fd = fd * 10 + (src_[pos_] - '0');
+            if (fd > INT_MAX) too_large = true;
             ++pos_;
         }
         char d = peek();
@@ -350,6 +353,7 @@ bool Parser::try_read_redirect(std::vector<Redirect>& out) {
             pos_ = save;
             return false;
         }
+        if (too_large) fail("file descriptor number too large", save);
         r.fd = static_cast<int>(fd);
     } else if (c == '{') {
         ++pos_;

@@ -12,6 +12,7 @@ Needs rsyslogd and python3-jsonschema (install.sh installs both); runs as any us
 import concurrent.futures
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -36,6 +37,18 @@ def free_port():
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
+
+
+def user_state_dir():
+    """toolcage's state directory for this user: ~/.local/state/toolcage of the user database's
+    home, or /tmp/toolcage-state-UID where that home is missing (as nobody's /nonexistent)."""
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    if os.path.isdir(home):
+        d = os.path.join(home, ".local", "state", "toolcage")
+    else:
+        d = f"/tmp/toolcage-state-{os.getuid()}"
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    return d
 
 class Collector:
     """rsyslogd in the foreground with its own configuration, pid file and work directory."""
@@ -139,7 +152,11 @@ class RsyslogCollector(unittest.TestCase):
             f.write("all:\n\t@true\n")
         self.home = os.path.join(self.root, "home")
         os.makedirs(os.path.join(self.home, ".hermes"))
-        self.log = os.path.join(self.root, "state", "decisions.jsonl")
+        # toolcage keeps its log under the state directory it finds from the user database (a
+        # TOOLCAGE_LOG elsewhere is ignored): the test's log is a directory of its own there.
+        self.logdir = os.path.join(user_state_dir(), "fleet-test-" + os.path.basename(self.root))
+        os.makedirs(self.logdir, mode=0o700, exist_ok=True)
+        self.log = os.path.join(self.logdir, "decisions.jsonl")
         self.env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": self.home,
                     "HERMES_HOME": os.path.join(self.home, ".hermes"), "TOOLCAGE_LOG": self.log,
                     "LANG": "C.UTF-8"}
@@ -147,6 +164,7 @@ class RsyslogCollector(unittest.TestCase):
     def tearDown(self):
         self.collector.stop()
         shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.logdir, ignore_errors=True)
 
     # --- what the agent does ----------------------------------------------------------------
 

@@ -550,14 +550,16 @@ TEST_CASE("forge grants named package caches, never ~/.cache whole", "[fence][re
             fs::create_directories(w.home / ".cache/huggingface");
             fs::create_directories(w.home / ".cache/pip");
             fs::create_directories(w.home / ".cache/pre-commit");
+            // The launcher makes the steps' caches in the user database's home; the scratch home
+            // stands in for it by name here, so they are made as the launcher makes them.
+            fs::create_directories(w.home / ".cache/toolcage-steps/pip");
             std::ofstream(w.home / ".cache/huggingface/token") << "hf_secret\n";
             for (const auto& e : fs::recursive_directory_iterator(w.home))
                 if (who == As::nobody) ::lchown(e.path().c_str(), 65534, 65534);
             const std::string c = w.home.string() + "/.cache";
             Result r = w.caged("cat " + c + "/huggingface/token; ls " + c + "; echo planted > " + c +
                                    "/pre-commit/hook || echo precommit-refused; echo planted > " + c +
-                                   "/pip/entry || echo user-pip-refused; mkdir -p " + c +
-                                   "/toolcage-steps/pip && echo cached > " + c +
+                                   "/pip/entry || echo user-pip-refused; echo cached > " + c +
                                    "/toolcage-steps/pip/entry && echo pip-ok",
                                policy);
             INFO(r.out);

@@ -61,13 +61,15 @@ TEST_CASE("policy openshell fills {npm_registry} in forge and in a policy that e
     CHECK(has(team.out, "host: \"github.com\""));
 }
 
-TEST_CASE("policy openshell reads the registry from npm's settings, as the cage does") {
+TEST_CASE("policy openshell fills the registry as the cage does: from the user's own npmrc, never HOME's") {
+    // HOME is the agent shell's to set: a .npmrc under a HOME that is not the user database's
+    // home names no registry (the real ~/.npmrc, /etc/npmrc or npm's default does).
     Home home;
     write_file(home.dir / ".npmrc", "registry=https://npm.internal.example/\n");
     RunResult r = run_toolcage(home, {"policy", "openshell", "forge"});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(has(r.out, "host: \"npm.internal.example\""));
+    CHECK_FALSE(has(r.out, "npm.internal.example"));
     CHECK_FALSE(has(r.out, "{npm_registry}"));
 }
 

@@ -55,3 +55,12 @@ TEST_CASE("bad redirections are refused", "[shell][redirect][errors]") {
         CHECK(r.error.find(" at offset ") != std::string::npos);
     }
 }
+
+TEST_CASE("a number too large for a descriptor is a word where no redirect follows it",
+          "[shell][redirect]") {
+    for (const char* src : {"echo 99999999999 x", "run --step-id 79308516020912e7 -- ls", "sleep 123456789012345"}) {
+        ParseResult r = parse(src);
+        INFO("source: " << src << " -> " << r.error);
+        CHECK(r.ok);
+    }
+}
