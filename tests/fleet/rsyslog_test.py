@@ -112,7 +112,9 @@ ruleset(name="fleet") {{
         if not os.path.exists(self.out):
             return []
         with open(self.out, encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
+            text = f.read()
+        # Only whole lines: rsyslog may be writing the last one while it is read.
+        return [json.loads(line) for line in text.split("\n")[:-1] if line.strip()]
 
     def wait_for(self, n, timeout=20):
         deadline = time.time() + timeout
