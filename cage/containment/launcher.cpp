@@ -167,7 +167,10 @@ void enter_cage(const CageSetup& s) {
     argv.push_back(nullptr);
     for (const auto& e : s.env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
-    if ((err = apply_limits(limits_where(s, true), what))) report(s, 's', err, what);
+    // Held until exec: after RLIMIT_AS nothing may be allocated or freed (a sanitizer's
+    // allocator maps a new region to record a stack even when memory is freed).
+    const std::vector<Rlimit> address_space = limits_where(s, true);
+    if ((err = apply_limits(address_space, what))) report(s, 's', err, what);
     // execvp searches the PATH of `environ`: the cage's own, already filtered.
     environ = envp.data();
     ::execvp(argv[0], argv.data());

@@ -23,6 +23,7 @@
 #include "cage/integrity/workspace_guard.h"
 #include "common/decision_log.h"
 #include "common/error.h"
+#include "common/proc_file.h"
 #include "common/user_home.h"
 
 namespace toolcage::cage {
@@ -62,9 +63,7 @@ bool read_stat(pid_t pid, ProcStat& out) {
     struct stat st {};
     if (::stat(path, &st) != 0) return false;
     out.uid = st.st_uid;
-    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_proc_file(pid, "stat");
     std::size_t close = text.rfind(')');
     if (close == std::string::npos) return false;
     char state;
@@ -77,11 +76,7 @@ bool read_stat(pid_t pid, ProcStat& out) {
 }
 
 bool environ_has(pid_t pid, const std::string& entry) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/environ", static_cast<int>(pid));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_proc_file(pid, "environ");
     std::size_t at = 0;
     while (at < text.size()) {
         std::size_t end = text.find('\0', at);
@@ -93,10 +88,7 @@ bool environ_has(pid_t pid, const std::string& entry) {
 }
 
 bool in_cgroup(pid_t pid, const std::string& cgroup_dir) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/cgroup", static_cast<int>(pid));
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = read_proc_file(pid, "cgroup");
     std::string name = cgroup_dir.substr(cgroup_dir.rfind('/'));
     return text.find(name + "\n") != std::string::npos;
 }

@@ -31,6 +31,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# has_line_with FILE TEXT... : some line of FILE holds every TEXT (plain strings). One awk
+# reads the whole file: `grep A FILE | grep -q B` under pipefail fails when grep -q stops
+# reading early and the first grep dies of SIGPIPE on a long log.
+has_line_with() {
+    local file="$1"
+    shift
+    awk 'BEGIN { n = ARGC - 2; for (i = 2; i < ARGC; i++) want[i - 1] = ARGV[i]; ARGC = 2 }
+         { ok = 1; for (i = 1; i <= n; i++) if (!index($0, want[i])) { ok = 0; break } if (ok) found = 1 }
+         END { exit !found }' "$file" "$@"
+}
+
 # hermes_payload COMMAND WORKDIR: a Hermes pre_tool_call for its terminal tool.
 hermes_payload() {
     node -e '

@@ -58,6 +58,9 @@ case "$REWRITE" in
     *) fail "the rewrite is not a toolcage run: $REWRITE" ;;
 esac
 
+RELAY_LOG="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/relay.jsonl"
+[ -d "$(dirname "$(dirname "$(dirname "$RELAY_LOG")")")" ] || RELAY_LOG="/tmp/toolcage-state-$(id -u)/relay.jsonl"
+before=$( [ -f "$RELAY_LOG" ] && wc -l < "$RELAY_LOG" || echo 0)
 run_as_agent "$WS" "$HOME_DIR" "$REWRITE"
 echo "--- caged step (exit $RUN_RC) ---"
 echo "$RUN_OUT"
@@ -75,14 +78,13 @@ echo "$RUN_OUT" | grep -q '^curl-exit=56$' || fail "curl did not fail with exit 
 echo "$RUN_OUT" | grep -q '^touch-exit=0$' && fail "the write to \$HOME succeeded"
 [ ! -e "$HOME_DIR/escape-marker" ] || fail "the cage wrote $HOME_DIR/escape-marker"
 
-# The relay's own log: the registry let through, example.com refused.
+# The relay's own log (this step's lines): the registry let through, example.com refused.
 # In toolcage's state directory, found from the user database (not HOME).
-RELAY_LOG="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/relay.jsonl"
-[ -d "$(dirname "$(dirname "$(dirname "$RELAY_LOG")")")" ] || RELAY_LOG="/tmp/toolcage-state-$(id -u)/relay.jsonl"
 [ -f "$RELAY_LOG" ] || fail "the relay left no log at $RELAY_LOG"
-grep '"host":"example.com"' "$RELAY_LOG" | grep -q '"status":403' \
+tail -n +"$((before + 1))" "$RELAY_LOG" > "$WORK/relay.jsonl"
+has_line_with "$WORK/relay.jsonl" '"host":"example.com"' '"status":403' \
     || fail "the relay log has no 403 for example.com"
-grep "\"host\":\"$REGISTRY_HOST\"" "$RELAY_LOG" | grep -q '"verdict":"allow"' \
+has_line_with "$WORK/relay.jsonl" "\"host\":\"$REGISTRY_HOST\"" '"verdict":"allow"' \
     || fail "the relay log shows no allowed tunnel to the registry"
 if [ -n "$UPSTREAM" ]; then
     grep -q example.com "$WORK/forwarder.log" && fail "example.com got past the relay to the forwarder"

@@ -22,6 +22,7 @@
 #include "../hook/run_binary.h"
 #include "cage/containment/step_init.h"
 #include "common/git_config.h"
+#include "common/proc_file.h"
 #include "support.h"
 #include "tests/other_user.h"
 
@@ -40,8 +41,7 @@ bool alive(pid_t pid) {
     if (pid <= 0) return false;
     if (::kill(pid, 0) != 0) return false;
     // A zombie (dead, not yet reaped by whoever inherited it) is dead.
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text = toolcage::read_proc_file(pid, "stat");
     std::size_t close = text.rfind(')');
     return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
 }
