@@ -96,6 +96,8 @@ if [[ ${cage[0]} == "$build/toolcage" ]]; then
     ro_args+=("bare: $c=$c" "read-only: $c=$build/toolcage run --read-only -- $c")
     ((have_bwrap)) && ro_args+=("bwrap: $c=bwrap --ro-bind / / --dev /dev $c")
   done
+  # The caged step (the default policy) in the same rounds.
+  ro_args+=("caged: /bin/true=$build/toolcage run -- /bin/true")
   (cd "$work/repo" && XDG_STATE_HOME="$work/state" \
     python3 "$here/bench/interleave.py" --rounds "$runs" --json "$work/ro.json" "${ro_args[@]}")
   echo
@@ -116,6 +118,12 @@ for c in ("/bin/true", "/bin/ls", "/usr/bin/git status"):
     print(line)
 print(f"read-only cage: at most {worst:+.2f} ms (median, interleaved rounds) over the bare command"
       " (goal: at most +2.5 ms)")
+b, c, bw = r["bare: /bin/true"], r["caged: /bin/true"], r.get("bwrap: /bin/true")
+line = f"caged step (run -- /bin/true): {c['median'] - b['median']:+.2f} ms over /bin/true"
+if bw:
+    line += (f", bwrap {bw['median'] - b['median']:+.2f} ms: "
+             f"{(c['median'] - b['median']) / (bw['median'] - b['median']):.2f}x bwrap's cost (goal: at most 1.0x)")
+print(line)
 PY2
 fi
 

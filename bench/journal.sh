@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The hook's start-up stays flat however many journals other workspaces left: the whole-process
-# cost of `toolcage hook` (a typical Hermes payload) with 10,000 stale journal entries of other
-# workspaces in the journal directory, against none, in interleaved rounds (the two journal
-# directories swapped into place by rename between runs, outside the timing). Reports the ratio.
+# The hook against its peers, and flat however many journals other workspaces left: the
+# whole-process cost of `toolcage hook` (a typical Hermes payload) with no journal entries and
+# with 10,000 stale entries of other workspaces, `/bin/cat` reading the same payload and a
+# minimal Python hook (python3 parsing it as JSON), all four in each of the interleaved rounds
+# (the two journal directories swapped into place by rename between runs, outside the timing).
+# Reports hook/cat (goal <= 1.5x), python/hook (goal >= 15x) and stale/none (goal 1.0, flat).
 # Run as root it runs the hooks as nobody, whose state directory is /tmp/toolcage-state-65534
 # (nobody has no home): the user's own state is never touched.
 # Usage: bench/journal.sh [BUILD_DIR] [ROUNDS]   (default: build, 300)
@@ -35,17 +37,20 @@ with open(payload, "w") as f:
 env = {"PATH": "/usr/bin:/bin", "HOME": os.path.join(work, "home")}
 devnull = os.open(os.devnull, os.O_WRONLY)
 
-def hook():
+def spawn(argv):
     fd = os.open(payload, os.O_RDONLY)
     t0 = time.perf_counter_ns()
-    pid = os.posix_spawn(bin_, [bin_, "hook", "--agent", "hermes"], env,
+    pid = os.posix_spawn(argv[0], argv, env,
                          file_actions=[(os.POSIX_SPAWN_DUP2, fd, 0), (os.POSIX_SPAWN_DUP2, devnull, 1)])
     _, st = os.waitpid(pid, 0)
     took = (time.perf_counter_ns() - t0) / 1e6
     os.close(fd)
     if os.waitstatus_to_exitcode(st) != 0:
-        raise SystemExit("journal.sh: the hook failed")
+        raise SystemExit("journal.sh: " + argv[0] + " failed")
     return took
+
+def hook():
+    return spawn([bin_, "hook", "--agent", "hermes"])
 
 hook()  # makes the state directory
 state = json.loads(subprocess.run([bin_, "doctor", "--json"], capture_output=True, text=True, env=env).stdout)["state_dir"]
@@ -66,13 +71,18 @@ for i in range(10000):
     os.write(fd, b"toolcage-journal 1\n")
     os.close(fd)
 
-times = {"none": [], "10000 stale": []}
+times = {"none": [], "10000 stale": [], "/bin/cat": [], "python3 json.load": []}
+peers = {"/bin/cat": ["/bin/cat"], "python3 json.load": ["/usr/bin/python3", "-c", "import json,sys; json.load(sys.stdin)"]}
 try:
     for r in range(20 + rounds):
         for name, src in (("none", empty), ("10000 stale", stale)):
             os.rename(src, root)
             took = hook()
             os.rename(root, src)
+            if r >= 20:
+                times[name].append(took)
+        for name, argv in peers.items():
+            took = spawn(argv)
             if r >= 20:
                 times[name].append(took)
 finally:
@@ -83,6 +93,8 @@ finally:
 med = {k: statistics.median(v) for k, v in times.items()}
 for k, v in times.items():
     v.sort()
-    print(f"hook, {k:12s} median {med[k]:7.3f} ms   p25 {v[len(v)//4]:7.3f} ms   min {v[0]:7.3f} ms")
+    print(f"{k:18s} median {med[k]:7.3f} ms   p25 {v[len(v)//4]:7.3f} ms   min {v[0]:7.3f} ms")
+print(f"hook / cat:         {med['none'] / med['/bin/cat']:.2f}x   (goal: at most 1.5x)")
+print(f"python / hook:      {med['python3 json.load'] / med['none']:.1f}x   (goal: at least 15x)")
 print(f"10000 stale / none: {med['10000 stale'] / med['none']:.3f}x   (goal: 1.0, flat)")
 PY

@@ -44,6 +44,7 @@
 #include "cage/integrity/workspace_guard.h"
 #include "common/decision_log.h"
 #include "common/error.h"
+#include "common/path_resolver.h"
 #include "common/step_id.h"
 #include "common/user_home.h"
 #include "common/workspace_choice.h"
@@ -163,11 +164,10 @@ void refuse_state_dir_grants(const Step& step) {
     auto reaches = [](const std::string& p, const std::string& d) {
         return p == d || lies_under(d, p) || lies_under(p, d) || p == "/";
     };
+    PathResolver resolver;  // the grants share their prefixes: each directory looked up once
     for (const auto* list : {&step.cage.read, &step.cage.write, &step.cage.execute})
         for (const auto& entry : *list) {
-            std::error_code ec;
-            std::string real = fs::weakly_canonical(entry, ec).string();
-            if (ec) continue;
+            std::string real = resolver.resolve(entry);
             while (real.size() > 1 && real.back() == '/') real.pop_back();
             for (const auto& d : state)
                 if (reaches(real, d))

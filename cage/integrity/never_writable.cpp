@@ -7,12 +7,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 
+#include "common/path_resolver.h"
 #include "common/path_text.h"
 #include "common/workspace_choice.h"
 
-namespace fs = std::filesystem;
 
 namespace toolcage::cage {
 
@@ -61,12 +60,12 @@ struct Narrowing {
 
 std::vector<NeverWritable> never_writable_paths() {
     std::vector<NeverWritable> out;
+    PathResolver resolver;  // the homes' files share their prefixes
     auto add = [&](const std::string& p, const std::string& what) {
         if (p.empty() || p[0] != '/') return;
         out.push_back({normal_path(p), what});
-        std::error_code ec;
-        fs::path real = fs::weakly_canonical(p, ec);
-        if (!ec && real.string() != normal_path(p)) out.push_back({normal_path(real.string()), what});
+        std::string real = resolver.resolve(p);
+        if (real != normal_path(p)) out.push_back({normal_path(real), what});
     };
     const workspace::Guarded g = workspace::guarded_from_process();
     for (const auto& k : g.keep_out) add(k.path, k.what);

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string_view>
 
+#include "common/path_resolver.h"
+
 namespace fs = std::filesystem;
 
 namespace toolcage::cage {
@@ -26,74 +28,6 @@ bool matches(std::string_view name, std::string_view pattern) {
         return name.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
     return name == pattern;
 }
-
-// Symlinks resolved, so that /bin (a link to usr/bin) compares as /usr/bin: the longest prefix
-// that exists is resolved, the rest kept as written (as std::filesystem::weakly_canonical
-// does). Each directory is looked up once for all the paths of one PATH filtering: the PATH
-// entries and the execute roots share most of their prefixes.
-class Resolver {
-  public:
-    std::string resolve(const std::string& p) {
-        std::string out;
-        links_ = 0;
-        if (!p.empty() && p[0] == '/' && walk(p, out, 0)) return out;
-        return fs::path(p).lexically_normal().string();
-    }
-
-  private:
-    static constexpr int kMaxLinks = 40;  // as the kernel's ELOOP
-    std::map<std::string, std::optional<std::string>> seen_;  // nullopt: does not exist
-    int links_ = 0;
-
-    // False when the path cannot be looked at (a loop, a refused lookup): then it is compared
-    // as written.
-    bool walk(const std::string& p, std::string& out, int depth) {
-        std::string cur;  // resolved so far; "" is the root
-        std::size_t i = 0;
-        while (i < p.size()) {
-            std::size_t j = p.find('/', i);
-            if (j == std::string::npos) j = p.size();
-            std::string part = p.substr(i, j - i);
-            i = j + 1;
-            if (part.empty() || part == ".") continue;
-            if (part == "..") {
-                cur.resize(cur.empty() ? 0 : cur.rfind('/'));
-                continue;
-            }
-            std::string next = cur + "/" + part;
-            auto it = seen_.find(next);
-            if (it == seen_.end()) it = seen_.emplace(next, look(cur, next, depth)).first;
-            if (!it->second) {  // absent: the rest as written
-                std::string rest = i < p.size() ? p.substr(i) : "";
-                out = fs::path(next + "/" + rest).lexically_normal().string();
-                if (out.size() > 1 && out.back() == '/') out.pop_back();
-                return true;
-            }
-            if (it->second->empty()) return false;  // cannot be looked at
-            cur = *it->second == "/" ? "" : *it->second;
-        }
-        out = cur.empty() ? "/" : cur;
-        return true;
-    }
-
-    // What `next` (a child of the resolved `cur`) resolves to; "" when it cannot be looked at.
-    std::optional<std::string> look(const std::string& cur, const std::string& next, int depth) {
-        char buf[4096];
-        ssize_t n = ::readlink(next.c_str(), buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINVAL) return next;  // not a symlink
-            if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
-            return std::string();
-        }
-        if (static_cast<std::size_t>(n) == sizeof buf || ++links_ > kMaxLinks || depth > kMaxLinks)
-            return std::string();
-        std::string target(buf, static_cast<std::size_t>(n));
-        if (target[0] != '/') target = (cur.empty() ? "" : cur) + "/" + target;
-        std::string out;
-        if (!walk(target, out, depth + 1)) return std::string();
-        return out;
-    }
-};
 
 bool is_at_or_under(const std::string& path, const std::string& dir) {
     if (dir == "/") return true;
@@ -135,7 +69,9 @@ struct PathSplit {
 };
 
 PathSplit split_path(const std::string& path, const std::vector<std::string>& execute) {
-    Resolver resolver;
+    // Symlinks resolved, so that /bin (a link to usr/bin) compares as /usr/bin; the PATH
+    // entries and the execute roots share most of their prefixes, looked up once.
+    PathResolver resolver;
     std::vector<std::string> roots;
     for (const auto& e : execute) roots.push_back(resolver.resolve(e));
     PathSplit out;

@@ -209,6 +209,21 @@ def version_turns(toolcage, python, tree, port):
                               "*** Begin Patch\n*** Add File: docs/new.md\n+hello\n*** End Patch"})
         check("[%s] patch adding docs/new.md in the project written" % label,
               os.path.exists(os.path.join(ws, "docs", "new.md")), detail)
+
+        # (7) a caged background loop does not outlive the session that started it.
+        tick = os.path.join(ws, "tick.txt")
+        r, got, detail = turn("watch", "terminal", {"command": "while :; do date +%s%N >> tick.txt; sleep 0.1; done",
+                                                    "workdir": ws, "background": True})
+        caged = any(d.get("verdict") == "cage" for d in got)
+        time.sleep(1.0)
+        size = os.path.getsize(tick) if os.path.exists(tick) else -1
+        time.sleep(1.0)
+        still = os.path.getsize(tick) if os.path.exists(tick) else -1
+        left = subprocess.run(["pgrep", "-f", "tick.txt"], capture_output=True, text=True).stdout.split()
+        for pid in left:
+            os.kill(int(pid), 9)
+        check("[%s] a caged background loop ends with the session" % label,
+              caged and size > 0 and size == still and not left, detail + "\nsizes %d %d, left %s" % (size, still, left))
     finally:
         shutil.rmtree(profile_dir, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
