@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "common/error.h"
 
@@ -38,16 +40,37 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
     return row[b.size()];
 }
 
+// An integer as OpenShell's YAML reader (serde_yml) reads a plain scalar: one optional '+',
+// then 0x, 0o or 0b and digits of that radix, or decimal digits without a redundant leading
+// zero (`0443` is a string to it). Anything else, or a value past `max`, is nullopt.
+std::optional<unsigned long> yaml_unsigned(std::string text, unsigned long max) {
+    if (!text.empty() && text[0] == '+') text.erase(0, 1);
+    int radix = 10;
+    for (auto [prefix, r] : {std::pair{"0x", 16}, std::pair{"0o", 8}, std::pair{"0b", 2}})
+        if (text.rfind(prefix, 0) == 0) {
+            text.erase(0, 2);
+            radix = r;
+        }
+    if (text.empty() || text.size() > 20) return std::nullopt;
+    if (radix == 10 && text.size() > 1 && text[0] == '0') return std::nullopt;
+    unsigned long n = 0;
+    for (char c : text) {
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+        if (d >= radix) return std::nullopt;
+        n = n * static_cast<unsigned long>(radix) + static_cast<unsigned long>(d);
+        if (n > max) return std::nullopt;
+    }
+    return n;
+}
+
 std::uint32_t port_value(const YAML::Node& node, const std::string& file, const std::string& field) {
     std::string text = node.IsScalar() ? node.Scalar() : "";
-    bool digits = plain(node) && !text.empty() && text.size() <= 5 &&
-                  text.find_first_not_of("0123456789") == std::string::npos;
-    unsigned long n = digits ? std::stoul(text) : 70000;
-    if (n > 65535)
+    std::optional<unsigned long> n = plain(node) ? yaml_unsigned(text, 65535) : std::nullopt;
+    if (!n)
         fail(file, field,
              (plain(node) ? "\"" + text + "\" is not a port" : "a port written as a string or a list"),
              "write a plain number from 1 to 65535 (no quotes): OpenShell reads ports as integers");
-    return static_cast<std::uint32_t>(n);
+    return static_cast<std::uint32_t>(*n);
 }
 
 }  // namespace
@@ -224,14 +247,13 @@ std::optional<std::uint64_t> integer(const YAML::Node& map, const char* key, std
     const YAML::Node node = map[key];
     if (!node.IsDefined() || node.IsNull()) return std::nullopt;
     std::string v = node.IsScalar() ? node.Scalar() : "";
-    bool digits = plain(node) && !v.empty() && v.size() <= 19 &&
-                  v.find_first_not_of("0123456789") == std::string::npos;
-    if (!digits || std::stoull(v) > max)
+    std::optional<unsigned long> n = plain(node) ? yaml_unsigned(v, max) : std::nullopt;
+    if (!n)
         fail(file, at(field, key),
              "\"" + v + "\" is not " + (plain(node) ? "a whole number" : "a number (it is quoted)") +
                  " from 0 to " + std::to_string(max),
              std::string("write `") + key + ": N` with a plain number");
-    return std::stoull(v);
+    return *n;
 }
 
 std::vector<std::string> strings(const YAML::Node& map, const char* key, const std::string& file,

@@ -87,6 +87,10 @@ TEST_CASE("fields OpenShell's reader refuses are refused with the field named") 
         {policy("{host: pypi.org, port: \"443\"}"), "endpoints[0].port", "written as a string"},
         {policy("{host: pypi.org, ports: [443, \"8443\"]}"), "ports[1]", "written as a string"},
         {policy("{host: pypi.org, port: 0}"), "endpoints[0]", "no port"},
+        {policy("{host: pypi.org, port: 0443}"), "endpoints[0].port", "is not a port"},  // a string to serde_yml
+        {policy("{host: pypi.org, port: 0x10000}"), "endpoints[0].port", "is not a port"},
+        {policy("{host: pypi.org, port: 0x+1bb}"), "endpoints[0].port", "is not a port"},
+        {policy("{host: pypi.org, port: 4_43}"), "endpoints[0].port", "is not a port"},
         {policy("{host: pypi.org, ports: [0]}"), "endpoints[0]", "outside 1..65535"},
         {policy("{host: pypi.org, port: 443}", "[/usr/bin/curl]"), "binaries[0]", "plain string is refused"},
         {policy("{host: pypi.org, port: 443}", "[{path: /usr/bin/curl, sha: x}]"), "binaries[0].sha", "unknown field"},
@@ -124,6 +128,11 @@ TEST_CASE("what OpenShell accepts the lint accepts: version 2, port with ports, 
         "version: 2\nnetwork_policies:\n  r:\n    endpoints:\n      - {host: a.example.com, port: 80, ports: [443, 8443]}\n",
         "v2.yaml");
     CHECK(p.rules[0].endpoints[0].ports == std::vector<std::uint32_t>{443, 8443});  // ports wins
+    // Integers as serde_yml reads them: a '+', and 0x, 0o, 0b radixes.
+    OpenShellPolicy radix = parse_openshell_policy(
+        "version: 0x1\nnetwork_policies:\n  r:\n    endpoints:\n      - {host: a.example.com, ports: [0x1BB, +8443, 0o120, 0b1010000]}\n",
+        "radix.yaml");
+    CHECK(radix.rules[0].endpoints[0].ports == std::vector<std::uint32_t>{443, 8443, 80, 80});
     Findings fs = lint_of({policy("{host: a.example.com, port: 443, path: \"/v1/*\", protocol: rest, access: read-only}"),
                            policy("{host: a.example.com, port: 443, path: \"/v2/*\", protocol: websocket, access: full}")});
     CHECK(count(fs, kAmbiguity) == 0);
