@@ -27,6 +27,7 @@ Place make_place(const Context& c) {
     p.ctx.cwd = normalized_or_empty(c.cwd);
     p.ctx.workspace = normalized_or_empty(c.workspace);
     p.ctx.home = normalized_or_empty(c.home);
+    p.ctx.real_home = normalized_or_empty(c.real_home);
     p.ctx.tmp = normalized_or_empty(c.tmp);
     if (p.ctx.tmp.empty()) p.ctx.tmp = "/tmp";
     p.temps = temp_roots(p.ctx);
@@ -99,7 +100,8 @@ const Place& local_place(const Context& ctx) {
     thread_local Context last;
     thread_local Place cached;
     thread_local bool valid = false;
-    if (!valid || last.cwd != ctx.cwd || last.workspace != ctx.workspace || last.home != ctx.home || last.tmp != ctx.tmp) {
+    if (!valid || last.cwd != ctx.cwd || last.workspace != ctx.workspace || last.home != ctx.home ||
+        last.real_home != ctx.real_home || last.tmp != ctx.tmp) {
         cached = make_place(ctx);
         last = ctx;
         valid = true;
@@ -176,10 +178,14 @@ Context make_context(const std::string& cwd, const workspace::Guarded& guarded) 
     // workspace, and nothing is classified as one.
     if (!c.cwd.empty() && c.cwd[0] == '/')
         c.workspace = workspace::choose(c.cwd, guarded);
+    // `~` and $HOME in a command expand to the agent's $HOME; the home the user database names
+    // is protected as a home too when the two differ (HOME=/tmp/x in a container).
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/')
+        c.real_home = detail::normalize_path(pw->pw_dir);
     if (const char* h = std::getenv("HOME"); h && h[0] == '/') {
         c.home = detail::normalize_path(h);
-    } else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) {
-        c.home = pw->pw_dir;
+    } else {
+        c.home = c.real_home;
     }
     if (const char* t = std::getenv("TMPDIR"); t && t[0] == '/') {
         c.tmp = detail::normalize_path(t);

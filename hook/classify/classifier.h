@@ -16,7 +16,8 @@ struct Context {
     std::string cwd;        // absolute working directory of the call
     std::string workspace;  // common/workspace_choice.h: the git top level containing cwd, else
                             // cwd; empty when cwd is a home, / or holds toolcage's files
-    std::string home;       // the agent's home directory
+    std::string home;       // the agent's home directory ($HOME: where `~` in its commands goes)
+    std::string real_home;  // the user database's home, protected whatever $HOME says
     std::string tmp;        // $TMPDIR of the agent, or /tmp
 };
 

@@ -101,8 +101,9 @@ std::vector<std::string> temp_roots(const Context& ctx) {
         if (!t.empty()) out.emplace_back(t);
     }
     // $TMPDIR counts only when it is not a place that holds more than scratch files.
-    if (!ctx.tmp.empty() && ctx.tmp != "/" && !path_within(ctx.home, ctx.tmp) &&
-        !path_within(ctx.tmp, ctx.home) && (ctx.workspace.empty() || !path_within(ctx.workspace, ctx.tmp)) &&
+    auto apart = [&](const std::string& h) { return h.empty() || (!path_within(h, ctx.tmp) && !path_within(ctx.tmp, h)); };
+    if (!ctx.tmp.empty() && ctx.tmp != "/" && apart(ctx.home) && apart(ctx.real_home) &&
+        (ctx.workspace.empty() || !path_within(ctx.workspace, ctx.tmp)) &&
         !path_within(ctx.tmp, "/etc") && !path_within(ctx.tmp, "/usr")) {
         out.push_back(ctx.tmp);
     }
@@ -164,10 +165,14 @@ PathInfo Analyzer::classify_abs(const std::string& p) const {
             }
         }
     }
-    if (!classified && !c.home.empty() && c.home != "/" && path_within(p, c.home)) {
+    // The agent's $HOME, else the user database's home when p lies there.
+    const std::string* home = nullptr;
+    for (const std::string* h : {&c.home, &c.real_home})
+        if (!home && !h->empty() && *h != "/" && path_within(p, *h)) home = h;
+    if (!classified && home) {
         classified = true;
         info.cls = PathClass::home;
-        std::string_view rel = p == c.home ? std::string_view() : std::string_view(p).substr(c.home.size() + 1);
+        std::string_view rel = p == *home ? std::string_view() : std::string_view(p).substr(home->size() + 1);
         for (std::string_view s : kHomeSecrets) {
             if (s == ".ssh/id_") continue;
             if (path_within(rel, s)) info.secret = true;
@@ -185,11 +190,13 @@ PathInfo Analyzer::classify_abs(const std::string& p) const {
     }
     // The home's ancestors and the workspace's hold the home or the workspace: never scratch,
     // wherever they lie (HOME=/tmp/x makes /tmp such a place).
-    if (!classified && ((!c.home.empty() && c.home != "/" && path_within(c.home, p)) ||
+    auto holds_a_home = [&](const std::string& h) { return !h.empty() && h != "/" && path_within(h, p); };
+    if (!classified && (holds_a_home(c.home) || holds_a_home(c.real_home) ||
                         (!c.workspace.empty() && path_within(c.workspace, p)))) {
         classified = true;
         info.cls = PathClass::system;
-        info.secret_dir = !c.home.empty() && path_within(c.home, p);
+        info.secret_dir = (!c.home.empty() && path_within(c.home, p)) ||
+                          (!c.real_home.empty() && path_within(c.real_home, p));
     }
     // Only then temp: a home or a workspace under /tmp or /var/tmp is still a home or a workspace.
     if (!classified) {

@@ -8,6 +8,10 @@
 
 using toolcage::PathClass;
 using toolcage::classify::classify_path;
+using toolcage::Decision;
+using toolcage::Policy;
+using toolcage::Verdict;
+using toolcage::classify::classify_command;
 using toolcage::classify::Context;
 using toolcage::classify::make_context;
 using toolcage::classify::testing::test_context;
@@ -59,6 +63,26 @@ TEST_CASE("classify_path: a TMPDIR that is home or a parent of it is not temp", 
     CHECK(classify_path("/etc", c) == PathClass::system);
     c.tmp = "/scratch";
     CHECK(classify_path("/scratch/x", c) == PathClass::temp);
+}
+
+TEST_CASE("the user database's home is a home although $HOME points elsewhere", "[classify][paths]") {
+    // A container's HOME=/tmp/agent: `~` goes there, and the real home keeps its protection.
+    Context c = test_context();
+    c.home = "/tmp/agent";
+    c.real_home = "/home/agent";
+    CHECK(classify_path("/home/agent/.bashrc", c) == PathClass::home);
+    CHECK(classify_path("~/x", c) == PathClass::home);
+    CHECK(classify_path("/home", c) == PathClass::system);  // holds a home: never scratch
+    for (const char* cmd : {"cat /home/agent/.ssh/id_ed25519", "cat ~/.ssh/id_ed25519"}) {
+        Verdict v = classify_command(cmd, c, Policy{});
+        INFO(cmd << ": " << v.rule);
+        CHECK(v.decision == Decision::deny);
+        CHECK(v.rule == "secret.read");
+    }
+    CHECK(classify_command("rm -rf /home/agent", c, Policy{}).decision == Decision::deny);
+    // A TMPDIR inside the real home is not scratch.
+    c.tmp = "/home/agent/tmp";
+    CHECK(classify_path("/home/agent/tmp/x", c) == PathClass::home);
 }
 
 TEST_CASE("make_context finds the git top level above the working directory", "[classify][paths]") {
