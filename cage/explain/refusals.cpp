@@ -20,7 +20,7 @@ namespace {
 // Under the home directory: what holds credentials, runs at every shell start, or is
 // toolcage's own. The classifier has its own, finer table; the cage does not link it, and only
 // needs to know what never to suggest.
-constexpr std::array<std::string_view, 40> kNeverUnderHome = {".ssh",
+constexpr std::array<std::string_view, 47> kNeverUnderHome = {".ssh",
                                                               ".gnupg",
                                                               ".aws",
                                                               ".azure",
@@ -38,6 +38,13 @@ constexpr std::array<std::string_view, 40> kNeverUnderHome = {".ssh",
                                                               ".yarnrc",
                                                               ".yarnrc.yml",
                                                               ".pypirc",
+                                                              ".pip",
+                                                              ".config/pip",
+                                                              ".config/uv",
+                                                              ".condarc",
+                                                              ".cargo/config",
+                                                              ".cargo/config.toml",
+                                                              ".config/containers",
                                                               ".pgpass",
                                                               ".my.cnf",
                                                               ".vault-token",
@@ -314,6 +321,8 @@ bool never_suggested(const std::string& path, const std::string& home) {
     if (home.empty() || !within(path, home)) return false;
     if (path == home) return true;
     std::string rel = path.substr(home.size() + 1);
+    // git's includes are the user's own names (~/.gitconfig-work): tokens and keys live there too.
+    if (rel.starts_with(".gitconfig")) return true;
     for (std::string_view n : kNeverUnderHome)
         if (rel == n || within(rel, n)) {
             // ~/.config as a whole holds tokens; a program's own directory under it may be fine.

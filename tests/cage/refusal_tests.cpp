@@ -453,7 +453,8 @@ TEST_CASE("no refusal suggests opening the home directory, credentials or start-
          {"/home/u", "/home/u/.ssh/id_rsa", "/home/u/.ssh", "/home/u/.npmrc", "/home/u/.gitconfig",
           "/home/u/.aws/credentials", "/home/u/.config/gh/hosts.yml", "/home/u/.bashrc",
           "/home/u/project/.env", "/home/u/.docker/config.json", "/home/u/.local/state/toolcage/x",
-          "/root/.ssh/id_ed25519", "/etc/shadow"}) {
+          "/root/.ssh/id_ed25519", "/etc/shadow", "/home/u/.gitconfig-private", "/home/u/.config/pip/pip.conf",
+          "/home/u/.pip/pip.conf", "/home/u/.cargo/config.toml", "/home/u/.config/containers/auth.json"}) {
         INFO(p);
         CHECK(never_suggested(p, paths.home));
         for (const char* access : {"read", "write"}) {

@@ -18,16 +18,39 @@ for tool in git make cc node npm python3; do
     command -v "$tool" >/dev/null 2>&1 || fail "$tool is needed for this test"
 done
 # toolcage takes the user's home from the user database, never from HOME (the agent's shell sets
-# HOME): a scratch home stands for the user's only when it is a user's passwd home. Until this
-# session runs as a throwaway user whose home is the scratch one, it is skipped; the real-home
-# path is covered by tests/integrity/launcher_env_tests.cpp.
-echo "skipped: the session needs a user whose passwd home is the scratch home (toolcage ignores HOME)"
-exit 77
+# HOME): the scratch home stands for the user's only as a user's passwd home. Run as root, this
+# makes a throwaway user whose home it is, copies the built programs and these scripts where
+# that user can reach them (the checkout may sit in a home only its owner enters, as /root is),
+# and runs the session again as that user.
+if [ -z "${TOOLCAGE_E2E_HOME:-}" ]; then
+    [ "$(id -u)" = 0 ] || skip "run as root: the session needs a throwaway user whose passwd home is the scratch home"
+    command -v useradd >/dev/null 2>&1 || skip "useradd is missing"
+    BUILT=$(cd "$(dirname "$TOOLCAGE")" && pwd)
+    PREFIX=$(mktemp -d /tmp/toolcage-e2e-prefix-XXXXXX)
+    HOME_DIR=$(mktemp -d /tmp/toolcage-e2e-home-XXXXXX)
+    NAME="tce2e$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
+    trap 'userdel "$NAME" >/dev/null 2>&1; rm -rf "$PREFIX" "$HOME_DIR"' EXIT
+    cp "$BUILT/toolcage" "$PREFIX/"
+    [ -x "$BUILT/toolcage-relay" ] && cp "$BUILT/toolcage-relay" "$PREFIX/"
+    mkdir -p "$PREFIX/share" "$PREFIX/e2e"
+    cp -r "$BUILT/share/toolcage" "$PREFIX/share/"
+    cp "$HERE"/*.sh "$HERE"/*.mjs "$PREFIX/e2e/"
+    chmod -R a+rX "$PREFIX"
+    chmod 755 "$PREFIX"
+    useradd -M -d "$HOME_DIR" -s /bin/bash "$NAME" || skip "useradd $NAME failed"
+    chown "$NAME:" "$HOME_DIR"
+    chmod 700 "$HOME_DIR"
+    set +e
+    runuser -u "$NAME" -- env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$HOME_DIR" LANG=C.UTF-8 \
+        TOOLCAGE_E2E_HOME="$HOME_DIR" TOOLCAGE_TEST_DIR=/tmp bash "$PREFIX/e2e/user_home.sh" "$PREFIX/toolcage"
+    rc=$?
+    set -e
+    exit "$rc"
+fi
 
 make_work userhome
-HOME_DIR=$(mktemp -d /tmp/toolcage-e2e-home-XXXXXX)
-# The home goes with the work directory.
-trap 'cleanup; rm -rf "$HOME_DIR"' EXIT
+HOME_DIR="$TOOLCAGE_E2E_HOME"
+[ "$(getent passwd "$(id -u)" | cut -d: -f6)" = "$HOME_DIR" ] || fail "$HOME_DIR is not this user's passwd home"
 WS="$WORK/ws"
 SRC="$WORK/src"
 VENV="$WORK/agent-venv"
@@ -102,10 +125,12 @@ echo '{"name":"e2e-leftpad","version":"1.0.0","main":"index.js"}' > "$PKG/packag
 echo 'module.exports = (s, n) => String(s).padStart(n, "0");' > "$PKG/index.js"
 (cd "$PKG" && HOME="$WORK" npm pack --silent --pack-destination "$SRC/vendor" >/dev/null)
 [ -f "$SRC/vendor/e2e-leftpad-1.0.0.tgz" ] || fail "npm pack made no tarball"
-git -C "$SRC" init -q
-git -C "$SRC" -c user.name=upstream -c user.email=up@example.org add .
-git -C "$SRC" -c user.name=upstream -c user.email=up@example.org commit -qm "project"
-git clone -q --bare "$SRC" "$WS/origin.git"
+# The upstream's git, not the user's (whose config signs every commit).
+upstream_git() { GIT_CONFIG_GLOBAL=/dev/null git -c user.name=upstream -c user.email=up@example.org "$@"; }
+upstream_git -C "$SRC" init -q
+upstream_git -C "$SRC" add .
+upstream_git -C "$SRC" commit -qm "project"
+upstream_git clone -q --bare "$SRC" "$WS/origin.git"
 
 # The registry through the relay, when this machine reaches it (as npm_install.sh does).
 REGISTRY_OK=0
