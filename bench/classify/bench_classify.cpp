@@ -67,7 +67,7 @@ void BM_corpus(benchmark::State& state) {
         state.SkipWithError("commands.tsv not found in tests/data");
         return;
     }
-    toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/tmp"};
+    toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/home/agent", "/tmp"};
     toolcage::Policy policy;
     size_t n = 0;
     for (auto _ : state) {
@@ -81,7 +81,7 @@ void BM_corpus(benchmark::State& state) {
 BENCHMARK(BM_corpus)->Unit(benchmark::kMillisecond);
 
 void BM_typical(benchmark::State& state) {
-    toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/tmp"};
+    toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/home/agent", "/tmp"};
     toolcage::Policy policy;
     size_t n = 0;
     for (auto _ : state) {
@@ -95,7 +95,7 @@ void BM_typical(benchmark::State& state) {
 BENCHMARK(BM_typical)->Unit(benchmark::kMillisecond);
 
 void BM_simple(benchmark::State& state) {
-    toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/tmp"};
+    toolcage::classify::Context ctx{"/home/agent/project", "/home/agent/project", "/home/agent", "/home/agent", "/tmp"};
     toolcage::Policy policy;
     for (auto _ : state) benchmark::DoNotOptimize(toolcage::classify::classify_command("ls -la src", ctx, policy));
     state.SetItemsProcessed(state.iterations());
