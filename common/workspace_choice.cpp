@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/path_resolver.h"
 #include "common/policy_loader.h"
 #include "common/self_exe.h"
 #include "common/user_home.h"
@@ -30,13 +31,14 @@ bool within(const std::string& p, const std::string& dir) {
     return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
 }
 
-void add_kept(Guarded& g, const std::string& path, const std::string& what, bool inside_too = true) {
+// `resolver` looks each directory up once for all the kept places (they share the homes).
+void keep_out_of(Guarded& g, PathResolver& resolver, const std::string& path, const std::string& what,
+              bool inside_too = true) {
     if (path.empty() || path[0] != '/') return;
     g.keep_out.push_back({normal(path), what, inside_too});
     // The same place by its real name, when a symlink leads there.
-    std::error_code ec;
-    fs::path real = fs::weakly_canonical(path, ec);
-    if (!ec && real.string() != normal(path)) g.keep_out.push_back({normal(real.string()), what, inside_too});
+    std::string real = resolver.resolve(path);
+    if (real != normal(path)) g.keep_out.push_back({normal(real), what, inside_too});
 }
 
 void add_home(Guarded& g, const char* h) {
@@ -62,6 +64,10 @@ Guarded guarded_from_process() {
 
 Guarded guarded_from_process(const std::vector<std::string>& policy_dirs) {
     Guarded g;
+    PathResolver resolver;
+    auto add_kept = [&](Guarded& to, const std::string& path, const std::string& what, bool inside_too = true) {
+        keep_out_of(to, resolver, path, what, inside_too);
+    };
     add_home(g, std::getenv("HOME"));
     if (const passwd* pw = ::getpwuid(::getuid()); pw) add_home(g, pw->pw_dir);
     if (const std::string& bin = self_exe_dir(); !bin.empty()) add_kept(g, bin, "toolcage's own binaries", false);

@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +90,12 @@ std::string place_journal(const Workspace& w, const std::string& bytes) {
     own_dir(state + "/journal", uid);
     const std::string dir = journal_dir_of(w);
     own_dir(dir, uid);
+    // The workspace file a run writes beside its journals (doctor's housekeeping reads it).
+    if (!present(dir + "/workspace")) {
+        std::ofstream(dir + "/workspace") << w.ws.string() << "\n";
+        REQUIRE(::chown((dir + "/workspace").c_str(), uid, uid) == 0);
+        REQUIRE(::chmod((dir + "/workspace").c_str(), 0600) == 0);
+    }
     const std::string file = dir + "/1-test.journal";
     std::ofstream(file, std::ios::binary) << bytes;
     REQUIRE(::chown(file.c_str(), uid, uid) == 0);
@@ -334,10 +341,23 @@ TEST_CASE("doctor removes the journals of workspaces that no longer exist, and o
     ::chmod(gone.c_str(), 0700);
     std::ofstream(gone + "/workspace") << gone_ws << "\n";
     std::ofstream(gone + "/1-old.journal") << "toolcage-journal 1\n";
+    // Directories without their workspace file: one being made by a run right now (kept), one
+    // a minute old (a run that died before writing it: removed).
+    const std::string making = toolcage::cage::journal_dir((w.base / "being-made").string(), root);
+    const std::string stale = toolcage::cage::journal_dir((w.base / "stale").string(), root);
+    for (const auto& d : {making, stale}) {
+        fs::create_directories(d);
+        ::chmod(d.c_str(), 0700);
+    }
+    const timeval old_times[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+    REQUIRE(::utimes(stale.c_str(), old_times) == 0);
     Result r = run({TOOLCAGE_BIN, "doctor"}, w.env());
     INFO(r.out);
     CHECK(r.out.find("housekeeping: removed " + gone) != std::string::npos);
     CHECK_FALSE(present(gone));
+    CHECK(present(making));
+    CHECK_FALSE(present(stale));
+    fs::remove(making);
     CHECK(present(live + "/1-test.journal"));  // its workspace exists: the next run finishes it
     std::error_code ec;
     fs::remove_all(live, ec);
