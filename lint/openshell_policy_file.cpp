@@ -125,6 +125,50 @@ std::string policy_document_text(const std::string& text_in) {
     return text;
 }
 
+namespace {
+
+// OpenShell's checks of filesystem_policy (validate_sandbox_policy): at most 256 paths in all,
+// each at most 4096 bytes, absolute, without a `..` component, and `/` never read-write.
+void filesystem_paths(const std::vector<std::string>& read_only, const std::vector<std::string>& read_write,
+                      const std::string& file) {
+    if (read_only.size() + read_write.size() > 256)
+        yaml::fail(file, "filesystem_policy", std::to_string(read_only.size() + read_write.size()) +
+                   " paths; OpenShell takes at most 256", "grant parent directories instead of each file");
+    auto check = [&](const std::vector<std::string>& list, const char* key) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string field = "filesystem_policy." + std::string(key) + "[" + std::to_string(i) + "]";
+            const std::string& p = list[i];
+            if (p.size() > 4096) yaml::fail(file, field, "longer than 4096 bytes", "name a shorter path");
+            if (p.empty() || p[0] != '/') yaml::fail(file, field, "\"" + p + "\" is a relative path", "write an absolute path");
+            for (std::size_t at = 0; at <= p.size();) {
+                std::size_t end = p.find('/', at);
+                if (end == std::string::npos) end = p.size();
+                if (p.compare(at, end - at, "..") == 0 && end - at == 2)
+                    yaml::fail(file, field, "\"" + p + "\" climbs with `..`", "write the path without `..`");
+                at = end + 1;
+            }
+            if (std::string(key) == "read_write" && p.find_first_not_of('/') == std::string::npos)
+                yaml::fail(file, field, "the whole filesystem read-write", "name the directories the agent writes");
+        }
+    };
+    check(read_only, "read_only");
+    check(read_write, "read_write");
+}
+
+// `sandbox`, or a uid or gid OpenShell accepts for the agent: 1 to 2^32-2 (Rust's u32 parse:
+// an optional '+', decimal digits).
+bool sandbox_identity(const std::string& id) {
+    if (id == "sandbox") return true;
+    std::string digits = id.starts_with('+') ? id.substr(1) : id;
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    std::size_t first = digits.find_first_not_of('0');
+    if (first == std::string::npos) return false;  // 0: root
+    digits = digits.substr(first);
+    return digits.size() < 10 || (digits.size() == 10 && digits <= "4294967294");
+}
+
+}  // namespace
+
 // Schema followed: OpenShell's policy file (crates/openshell-policy), every map closed to
 // unknown fields: `version` (required integer), filesystem_policy, landlock, process,
 // network_policies.<key> {name, endpoints, binaries}, network_middlewares.<name>.
@@ -144,8 +188,8 @@ OpenShellPolicy parse_openshell_policy(const std::string& text, const std::strin
         if (!fs.IsMap()) yaml::fail(file, "filesystem_policy", "must be a map", "write `read_only: [...]`");
         yaml::only_keys(fs, {"include_workdir", "read_only", "read_write"}, file, "filesystem_policy");
         yaml::boolean(fs, "include_workdir", file, "filesystem_policy");
-        yaml::strings(fs, "read_only", file, "filesystem_policy");
-        yaml::strings(fs, "read_write", file, "filesystem_policy");
+        filesystem_paths(yaml::strings(fs, "read_only", file, "filesystem_policy"),
+                         yaml::strings(fs, "read_write", file, "filesystem_policy"), file);
     }
     if (const YAML::Node l = doc["landlock"]; l.IsDefined() && !l.IsNull()) {
         if (!l.IsMap()) yaml::fail(file, "landlock", "must be a map", "write `compatibility: best_effort`");
@@ -154,6 +198,10 @@ OpenShellPolicy parse_openshell_policy(const std::string& text, const std::strin
     if (const YAML::Node p = doc["process"]; p.IsDefined() && !p.IsNull()) {
         if (!p.IsMap()) yaml::fail(file, "process", "must be a map", "write `run_as_user: sandbox`");
         yaml::only_keys(p, {"run_as_user", "run_as_group"}, file, "process");
+        for (const char* key : {"run_as_user", "run_as_group"})
+            if (std::string id = yaml::scalar(p, key, file, "process"); !id.empty() && !sandbox_identity(id))
+                yaml::fail(file, yaml::at("process", key), "\"" + id + "\" is neither `sandbox` nor a uid from 1 to 4294967294",
+                           "OpenShell runs the agent as its sandbox user: write `sandbox` or a non-root id");
     }
     if (const YAML::Node mws = doc["network_middlewares"]; mws.IsDefined() && !mws.IsNull()) {
         if (!mws.IsMap()) yaml::fail(file, "network_middlewares", "must be a map of named middlewares", "write `NAME: {…}`");

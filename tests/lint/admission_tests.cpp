@@ -113,6 +113,12 @@ TEST_CASE("fields OpenShell's reader refuses are refused with the field named") 
         {"version: 1\nnetwork_middlewares:\n  m:\n    middleware: guard\n    on_error: ignore\n    endpoints: {include: [a.example.com]}\n",
          "on_error", "fail_closed or fail_open"},
         {std::string("version: 1\0\n", 12), "", "NUL byte"},
+        {"version: 1\nprocess: {run_as_user: root}\n", "process.run_as_user", "neither `sandbox`"},
+        {"version: 1\nprocess: {run_as_group: 0}\n", "process.run_as_group", "neither `sandbox`"},
+        {"version: 1\nprocess: {run_as_user: 4294967295}\n", "process.run_as_user", "neither `sandbox`"},
+        {"version: 1\nfilesystem_policy: {read_only: [usr/lib]}\n", "filesystem_policy.read_only[0]", "relative path"},
+        {"version: 1\nfilesystem_policy: {read_only: [/usr/../etc]}\n", "read_only[0]", "climbs with `..`"},
+        {"version: 1\nfilesystem_policy: {read_write: [/tmp, //]}\n", "filesystem_policy.read_write[1]", "whole filesystem"},
     };
     for (const auto& c : cases) {
         INFO(c.yaml);
@@ -133,6 +139,10 @@ TEST_CASE("what OpenShell accepts the lint accepts: version 2, port with ports, 
         "version: 0x1\nnetwork_policies:\n  r:\n    endpoints:\n      - {host: a.example.com, ports: [0x1BB, +8443, 0o120, 0b1010000]}\n",
         "radix.yaml");
     CHECK(radix.rules[0].endpoints[0].ports == std::vector<std::uint32_t>{443, 8443, 80, 80});
+    // The agent's identity and paths as OpenShell accepts them; `/` read-only is fine.
+    CHECK_NOTHROW(parse_openshell_policy("version: 1\nprocess: {run_as_user: sandbox, run_as_group: 1000}\n"
+                                         "filesystem_policy: {read_only: [/, /usr/lib/..x], read_write: [/sandbox]}\n",
+                                         "ok.yaml"));
     Findings fs = lint_of({policy("{host: a.example.com, port: 443, path: \"/v1/*\", protocol: rest, access: read-only}"),
                            policy("{host: a.example.com, port: 443, path: \"/v2/*\", protocol: websocket, access: full}")});
     CHECK(count(fs, kAmbiguity) == 0);
