@@ -439,6 +439,22 @@ Endpoint endpoint(const YAML::Node& node, const std::string& file, const std::st
     if (e.protocol == "sql" && e.enforcement == "enforce")
         refuse("SQL enforcement needs full SQL parsing, which OpenShell does not do", "use `enforcement: audit`");
     if (has_mcp && e.protocol != "mcp") refuse("mcp options on a protocol other than mcp", "remove `mcp:` or set `protocol: mcp`");
+    if (e.protocol == "graphql") {
+        // Every GraphQL rule names its operation type, as OpenShell requires.
+        auto operation = [&](const YAML::Node& n, const std::string& where) {
+            const std::string t = n.IsDefined() && n.IsMap() ? scalar(n, "operation_type", file, field) : "";
+            if (t != "query" && t != "mutation" && t != "subscription")
+                refuse(where + ".operation_type " + (t.empty() ? "missing" : "\"" + t + "\""),
+                       "write operation_type: query, mutation or subscription");
+        };
+        if (const YAML::Node r = node["rules"]; r.IsDefined() && r.IsSequence())
+            for (std::size_t i = 0; i < r.size(); ++i) operation(r[i]["allow"], "rules[" + std::to_string(i) + "].allow");
+        if (const YAML::Node d = node["deny_rules"]; d.IsDefined() && d.IsSequence())
+            for (std::size_t i = 0; i < d.size(); ++i) operation(d[i], "deny_rules[" + std::to_string(i) + "]");
+        if (const YAML::Node g = node["graphql_persisted_queries"]; g.IsDefined() && g.IsMap())
+            for (auto it = g.begin(); it != g.end(); ++it)
+                operation(it->second, "graphql_persisted_queries[" + it->first.Scalar() + "]");
+    }
     if (!e.credential_signing.empty() && e.credential_signing != "sigv4" && e.credential_signing != "sigv4:body" &&
         e.credential_signing != "sigv4:no_body")
         refuse("credential_signing \"" + e.credential_signing + "\"", "write sigv4, sigv4:body or sigv4:no_body");

@@ -106,6 +106,13 @@ TEST_CASE("fields OpenShell's reader refuses are refused with the field named") 
         {policy("{host: a.example.com, port: 443, protocol: ftp}"), "endpoints[0]", "unknown protocol"},
         {policy("{host: a.example.com, port: 443, path: v1}"), "endpoints[0]", "must start with '/'"},
         {policy("{host: a.example.com, port: 443, credential_signing: sigv5}"), "endpoints[0]", "sigv4"},
+        {policy("{host: g.example.com, port: 443, protocol: graphql, rules: [{allow: {operation_name: q}}]}"),
+         "endpoints[0]", "rules[0].allow.operation_type missing"},
+        {policy("{host: g.example.com, port: 443, protocol: graphql, access: full, deny_rules: [{operation_type: delete}]}"),
+         "endpoints[0]", "deny_rules[0].operation_type \"delete\""},
+        {policy("{host: g.example.com, port: 443, protocol: graphql, access: read-only, "
+                "graphql_persisted_queries: {q1: {operation_name: x}}}"),
+         "endpoints[0]", "graphql_persisted_queries[q1].operation_type missing"},
         {policy("{host: a.example.com, port: 443, credential_signing: sigv4}"), "endpoints[0]", "signing_service"},
         {policy("{host: a.example.com, port: 443, allow_encoded_slash: yes}"), "allow_encoded_slash", "true or false"},
         {policy("{host: a.example.com, port: 443, credential_binding: {}}"), "credential_binding.provider", "missing"},
