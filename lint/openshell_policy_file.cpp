@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "lint/yaml_read.h"
 
@@ -92,6 +93,9 @@ Middleware middleware(const std::string& name, const YAML::Node& node, const std
         if (order.Tag() != "?" || digits.empty() || digits.size() > 10 ||
             digits.find_first_not_of("0123456789") != std::string::npos)
             yaml::fail(file, yaml::at(field, "order"), "\"" + v + "\" is not a whole number", "write `order: 10`");
+        m.order = std::stoll(v);
+        if (m.order < INT32_MIN || m.order > INT32_MAX)
+            yaml::fail(file, yaml::at(field, "order"), "\"" + v + "\" is out of range", "write a smaller order");
     }
     if (const YAML::Node c = node["config"]; c.IsDefined() && !c.IsNull() && !c.IsMap())
         yaml::fail(file, yaml::at(field, "config"), "must be a map", "write `config: {…}`");
@@ -108,6 +112,10 @@ Middleware middleware(const std::string& name, const YAML::Node& node, const std
     m.exclude = yaml::strings(sel, "exclude", file, yaml::at(field, "endpoints"));
     if (m.include.empty())
         yaml::fail(file, yaml::at(field, "endpoints.include"), "empty", "include at least one host pattern");
+    if (m.include.size() + m.exclude.size() > 32)
+        yaml::fail(file, yaml::at(field, "endpoints"),
+                   std::to_string(m.include.size() + m.exclude.size()) + " host patterns; OpenShell takes at most 32",
+                   "use wildcards, or split the middleware");
     for (auto& p : m.include) std::transform(p.begin(), p.end(), p.begin(), ::tolower);
     for (auto& p : m.exclude) std::transform(p.begin(), p.end(), p.begin(), ::tolower);
     return m;
@@ -205,9 +213,21 @@ OpenShellPolicy parse_openshell_policy(const std::string& text, const std::strin
     }
     if (const YAML::Node mws = doc["network_middlewares"]; mws.IsDefined() && !mws.IsNull()) {
         if (!mws.IsMap()) yaml::fail(file, "network_middlewares", "must be a map of named middlewares", "write `NAME: {…}`");
-        for (auto it = mws.begin(); it != mws.end(); ++it)
+        if (mws.size() > 10)
+            yaml::fail(file, "network_middlewares", std::to_string(mws.size()) + " middlewares; OpenShell takes at most 10",
+                       "remove some");
+        for (auto it = mws.begin(); it != mws.end(); ++it) {
+            if (it->first.Scalar().empty())
+                yaml::fail(file, "network_middlewares", "a middleware without a name", "name it");
             policy.middlewares.push_back(
                 middleware(it->first.Scalar(), it->second, file, "network_middlewares." + it->first.Scalar()));
+            for (std::size_t i = 0; i + 1 < policy.middlewares.size(); ++i)
+                if (policy.middlewares[i].order == policy.middlewares.back().order)
+                    yaml::fail(file, policy.middlewares.back().field + ".order",
+                               "order " + std::to_string(policy.middlewares.back().order) + " is also " +
+                                   policy.middlewares[i].name + "'s (an unset order is 0)",
+                               "give each middleware its own order");
+        }
     }
     const YAML::Node rules = doc["network_policies"];
     if (!rules.IsDefined() || rules.IsNull()) return policy;

@@ -47,6 +47,7 @@ struct NetworkRule {
 // every endpoint its selector may match, so OpenShell refuses a `tls: skip` endpoint there.
 struct Middleware {
     std::string name;
+    long long order = 0;  // OpenShell's default; two middlewares may not share one
     std::string on_error;
     std::vector<std::string> include, exclude;
     std::string field;

@@ -117,6 +117,9 @@ TEST_CASE("fields OpenShell's reader refuses are refused with the field named") 
         {policy("{host: a.example.com, port: 443, allow_encoded_slash: yes}"), "allow_encoded_slash", "true or false"},
         {policy("{host: a.example.com, port: 443, credential_binding: {}}"), "credential_binding.provider", "missing"},
         {"version: 1\nnetwork_middlewares:\n  m:\n    middleware: guard\n", "network_middlewares.m.endpoints", "missing"},
+        {"version: 1\nnetwork_middlewares:\n  a: {middleware: g, endpoints: {include: [a.example.com]}}\n"
+         "  b: {middleware: g, endpoints: {include: [b.example.com]}}\n",
+         "network_middlewares.b.order", "also a's"},
         {"version: 1\nnetwork_middlewares:\n  m:\n    middleware: guard\n    on_error: ignore\n    endpoints: {include: [a.example.com]}\n",
          "on_error", "fail_closed or fail_open"},
         {std::string("version: 1\0\n", 12), "", "NUL byte"},
@@ -134,6 +137,21 @@ TEST_CASE("fields OpenShell's reader refuses are refused with the field named") 
         CHECK(has(e, c.field));
         CHECK(has(e, c.reason));
     }
+}
+
+TEST_CASE("OpenShell's middleware limits: at most 10 middlewares, 32 host patterns each") {
+    auto middlewares = [](int n, int patterns) {
+        std::string y = "version: 1\nnetwork_middlewares:\n";
+        for (int i = 0; i < n; ++i) {
+            y += "  m" + std::to_string(i) + ": {middleware: g, order: " + std::to_string(i) + ", endpoints: {include: [";
+            for (int p = 0; p < patterns; ++p) y += (p ? ", " : "") + std::string("h") + std::to_string(p) + ".example.com";
+            y += "]}}\n";
+        }
+        return y;
+    };
+    CHECK_NOTHROW(parse_openshell_policy(middlewares(10, 32), "ok.yaml"));
+    CHECK(has(error_of([&] { parse_openshell_policy(middlewares(11, 1), "many.yaml"); }), "at most 10"));
+    CHECK(has(error_of([&] { parse_openshell_policy(middlewares(1, 33), "wide.yaml"); }), "at most 32"));
 }
 
 TEST_CASE("what OpenShell accepts the lint accepts: version 2, port with ports, distinct globbed paths") {
