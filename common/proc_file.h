@@ -5,12 +5,14 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <string>
 
 namespace toolcage {
 
-// The whole of /proc/PID/NAME, at most 64 KiB; empty when the process is gone or the file
-// cannot be read.
-std::string read_proc_file(pid_t pid, const char* name);
+// The whole of /proc/PID/NAME, at most `max` bytes; empty when the process is gone or the
+// file cannot be read. environ wants a larger `max` than the default: a process's
+// environment may take megabytes (a step that pads it must not hide what follows).
+std::string read_proc_file(pid_t pid, const char* name, std::size_t max = 64 * 1024);
 
 }  // namespace toolcage

@@ -77,7 +77,7 @@ bool read_stat(pid_t pid, ProcStat& out) {
 }
 
 bool environ_has(pid_t pid, const std::string& entry) {
-    std::string text = read_proc_file(pid, "environ");
+    std::string text = read_proc_file(pid, "environ", 64 * 1024 * 1024);
     std::size_t at = 0;
     while (at < text.size()) {
         std::size_t end = text.find('\0', at);
