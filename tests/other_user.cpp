@@ -1,5 +1,7 @@
 #include "tests/other_user.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +60,22 @@ void copy_in(const fs::path& from, const fs::path& to) {
 }  // namespace
 
 bool can_switch_user() { return ::geteuid() == 0; }
+
+uid_t case_uid(bool as_nobody) { return as_nobody && can_switch_user() ? 65534 : ::geteuid(); }
+
+bool become_case_user(bool as_nobody) {
+    if (!as_nobody || !can_switch_user()) return true;
+    return ::setgroups(0, nullptr) == 0 && ::setgid(65534) == 0 && ::setuid(65534) == 0;
+}
+
+std::string state_dir_for(uid_t uid) {
+    const passwd* pw = ::getpwuid(uid);
+    std::string home = pw && pw->pw_dir ? pw->pw_dir : "";
+    struct stat st {};
+    if (!home.empty() && ::stat(home.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        return (home == "/" ? "" : home) + "/.local/state/toolcage";
+    return "/tmp/toolcage-state-" + std::to_string(uid);
+}
 
 std::vector<std::string> as_nobody_prefix() {
     if (can_switch_user()) return {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};

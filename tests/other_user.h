@@ -3,6 +3,8 @@
 // its owner can enter, as /root is).
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -16,6 +18,15 @@ std::vector<std::string> as_nobody_prefix();
 std::string as_nobody_shell_prefix();
 // True when the "as nobody" cases really run as another user (the tests run as root).
 bool can_switch_user();
+// The uid a case runs with: "as nobody" is 65534 when the tests run as root; otherwise both
+// kinds of case run as the tests' own user (a clone in an ordinary user's home).
+uid_t case_uid(bool as_nobody);
+// In a forked child: becomes the "as nobody" case's user (nothing to do when not root). False
+// when setgid/setuid failed.
+bool become_case_user(bool as_nobody);
+// toolcage's state directory for `uid`, by common/user_home.h's rule: ~/.local/state/toolcage
+// of the user database's home, else /tmp/toolcage-state-<uid> where that home does not exist.
+std::string state_dir_for(uid_t uid);
 
 // A copy of the file at `built` in a scratch directory under /tmp that every user can enter
 // (made on first use, removed when the test program ends): programs 0755, other files 0644.

@@ -110,8 +110,7 @@ TEST_CASE("a caged write outside the workspace is explained: the path and cage.w
     CHECK(lines[0].find("add \"" + s.base + "/outside\" to cage.write") != std::string::npos);
     // ... and in the decision log, with the step (toolcage's state directory, shared by the
     // user's steps: this workspace's last line).
-    std::ifstream log(who == As::root ? toolcage::primary_state_dir() + "/decisions.jsonl"
-                                      : "/tmp/toolcage-state-65534/decisions.jsonl");
+    std::ifstream log(testsupport::state_dir_for(testsupport::case_uid(who == As::nobody)) + "/decisions.jsonl");
     std::string last, line;
     while (std::getline(log, line))
         if (line.find("\"workspace\":\"" + s.ws + "\"") != std::string::npos) last = line;

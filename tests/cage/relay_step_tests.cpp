@@ -13,6 +13,7 @@
 #include "../relay/relay_harness.h"
 #include "common/user_home.h"
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 using namespace steptest;
 namespace fs = std::filesystem;
@@ -143,8 +144,7 @@ TEST_CASE("the relay is not a descendant of the caller, hides its token, and end
         if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     CHECK(gone);
-    std::ifstream log(who == As::root ? toolcage::primary_state_dir() + "/relay.jsonl"
-                                      : "/tmp/toolcage-state-65534/relay.jsonl");
+    std::ifstream log(testsupport::state_dir_for(testsupport::case_uid(who == As::nobody)) + "/relay.jsonl");
     std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     CHECK(text.find("the watched step ended") != std::string::npos);
 }

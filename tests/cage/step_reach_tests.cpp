@@ -15,12 +15,13 @@
 #include "../relay/relay_harness.h"
 #include "common/user_home.h"
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 using namespace steptest;
 
 namespace {
 
-uid_t uid_of(As who) { return who == As::root ? 0 : 65534; }
+uid_t uid_of(As who) { return testsupport::case_uid(who == As::nobody); }
 
 void make_file(const std::string& path, const std::string& text, As who, mode_t mode) {
     std::ofstream(path) << text;

@@ -22,6 +22,7 @@
 #include "cage/integrity/step_journal.h"
 #include "cage/integrity/workspace_guard.h"
 #include "support.h"
+#include "tests/other_user.h"
 
 using namespace integrity;
 using nlohmann::json;
@@ -43,7 +44,7 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-uid_t uid_of(As who) { return who == As::root ? 0 : 65534; }
+uid_t uid_of(As who) { return testsupport::case_uid(who == As::nobody); }
 
 // A journal as toolcage writes it: the record, and the workspace's snapshot taken now.
 json journal_record(const Workspace& w) {
@@ -115,7 +116,7 @@ pid_t start_bystander(As who) {
     REQUIRE(pid >= 0);
     if (pid == 0) {
         ::setsid();
-        if (who == As::nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) _exit(97);
+        if (!testsupport::become_case_user(who == As::nobody)) _exit(97);
         ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
         _exit(98);
     }
@@ -315,7 +316,7 @@ TEST_CASE("no policy can grant a step toolcage's state directory", "[journal][tr
         CHECK(r.out.find("toolcage's own state") != std::string::npos);
     };
     for (const std::string& entry : {std::string("{home}/.local/state"), std::string("{home}/.local"), state + "/journal",
-                                     std::string("/tmp/toolcage-state-0")})
+                                     "/tmp/toolcage-state-" + std::to_string(::geteuid())})
         for (const char* field : {"read", "write"}) refused(field, entry);
     // A symlink to it is refused by its real path.
     if (!present(state)) {

@@ -20,6 +20,7 @@
 
 #include "../hook/run_binary.h"
 #include "support.h"
+#include "tests/other_user.h"
 
 using namespace integrity;
 using nlohmann::json;
@@ -39,7 +40,7 @@ bool present(const fs::path& p) {
 }
 
 std::string real_home(As who) {
-    const passwd* pw = ::getpwuid(who == As::root ? 0 : 65534);
+    const passwd* pw = ::getpwuid(testsupport::case_uid(who == As::nobody));
     return pw ? pw->pw_dir : "";
 }
 

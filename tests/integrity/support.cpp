@@ -89,15 +89,7 @@ Workspace::~Workspace() {
     fs::remove(log_file(), ec);
 }
 
-std::string state_dir_of(As who) {
-    uid_t uid = who == As::root ? 0 : 65534;
-    const passwd* pw = ::getpwuid(uid);
-    std::string home = pw && pw->pw_dir ? pw->pw_dir : "";
-    struct stat st {};
-    if (!home.empty() && ::stat(home.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        return (home == "/" ? "" : home) + "/.local/state/toolcage";
-    return "/tmp/toolcage-state-" + std::to_string(uid);
-}
+std::string state_dir_of(As who) { return testsupport::state_dir_for(testsupport::case_uid(who == As::nobody)); }
 
 std::string Workspace::log_file() const {
     return state_dir_of(who) + "/test-" + base.filename().string() + ".jsonl";
@@ -190,7 +182,7 @@ Result Workspace::hook(const std::map<std::string, std::string>& environment) co
                               {"tool_input", {{"command", "ls"}}}};
     std::vector<std::string> args = {"hook", "--agent", "claude"};
     std::string bin = TOOLCAGE_BIN;
-    if (who == As::nobody) {
+    if (who == As::nobody && testsupport::can_switch_user()) {
         args.insert(args.begin(), {"--reuid=65534", "--regid=65534", "--clear-groups", "--", bin});
         bin = "/usr/bin/setpriv";
     }
