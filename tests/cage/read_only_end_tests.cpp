@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "step_harness.h"
+#include "tests/other_user.h"
 
 using namespace steptest;
 using namespace std::chrono_literals;
@@ -66,6 +67,12 @@ TEST_CASE("where the kernel refuses the step a fresh /proc, the step runs withou
     // the supervisor starts over without the namespaces, with every rule.
     for (As who : {As::root, As::nobody})
         for (bool read_only : {true, false}) {
+            if (!read_only && !testsupport::can_switch_user()) {
+                // The masked /proc comes from a user namespace that maps this user to uid 0, whose
+                // home is not theirs: a caged step has no place for its journal there.
+                WARN("skipped the caged case: only root keeps a state directory when mapped to root");
+                continue;
+            }
             Scratch s;
             INFO(name_of(who) << (read_only ? ", read-only" : ", caged"));
             Launch how{who, false, {}};

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "fixture.h"
+#include "tests/other_user.h"
 
 using namespace toolcage::test;
 using nlohmann::json;
@@ -29,8 +30,11 @@ constexpr const char* kEnd = "__toolcage_call_end__";
 enum class User { root, nobody };
 
 std::vector<std::string> as_user(User u, std::vector<std::string> argv) {
-    if (u == User::nobody)
-        argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
+    if (u == User::nobody) {
+        // Only root can switch users: otherwise the tests' own user stands in for nobody.
+        auto prefix = testsupport::as_nobody_prefix();
+        argv.insert(argv.begin(), prefix.begin(), prefix.end());
+    }
     return argv;
 }
 
