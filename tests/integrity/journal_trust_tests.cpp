@@ -165,6 +165,7 @@ TEST_CASE("a journal that does not check out is named and left alone; a sound on
                      return dir + ": a symlink";
                  }},
                 {"a foreign-owned journal", [&] {
+                     if (!testsupport::can_switch_user()) return std::string();  // only root can give it away
                      std::string f = place_journal(w, journal_bytes(sound));
                      REQUIRE(::chown(f.c_str(), 12345, 12345) == 0);
                      // The user can read it (as toolcage could read one that another user left).
@@ -195,6 +196,7 @@ TEST_CASE("a journal that does not check out is named and left alone; a sound on
             for (const auto& c : cases) {
                 INFO(c.name);
                 std::string expect = c.make();
+                if (expect.empty()) continue;  // a case this user cannot set up
                 Result r = w.caged("true", policy);
                 INFO(r.out);
                 CHECK(r.status != 0);
