@@ -33,7 +33,7 @@ bool within(const std::string& p, const std::string& dir) {
 
 // `resolver` looks each directory up once for all the kept places (they share the homes).
 void keep_out_of(Guarded& g, PathResolver& resolver, const std::string& path, const std::string& what,
-              bool inside_too = true) {
+                 bool inside_too = true) {
     if (path.empty() || path[0] != '/') return;
     g.keep_out.push_back({normal(path), what, inside_too});
     // The same place by its real name, when a symlink leads there.

@@ -12,7 +12,6 @@
 #include "common/path_text.h"
 #include "common/workspace_choice.h"
 
-
 namespace toolcage::cage {
 
 namespace {
