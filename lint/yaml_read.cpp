@@ -47,9 +47,10 @@ std::optional<unsigned long> yaml_unsigned(std::string text, unsigned long max) 
     if (!text.empty() && text[0] == '+') text.erase(0, 1);
     int radix = 10;
     for (auto [prefix, r] : {std::pair{"0x", 16}, std::pair{"0o", 8}, std::pair{"0b", 2}})
-        if (text.rfind(prefix, 0) == 0) {
+        if (text.rfind(prefix, 0) == 0) {  // one prefix: 0x0b1 is hex
             text.erase(0, 2);
             radix = r;
+            break;
         }
     if (text.empty() || text.size() > 20) return std::nullopt;
     if (radix == 10 && text.size() > 1 && text[0] == '0') return std::nullopt;

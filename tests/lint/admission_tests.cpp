@@ -161,9 +161,9 @@ TEST_CASE("what OpenShell accepts the lint accepts: version 2, port with ports, 
     CHECK(p.rules[0].endpoints[0].ports == std::vector<std::uint32_t>{443, 8443});  // ports wins
     // Integers as serde_yml reads them: a '+', and 0x, 0o, 0b radixes.
     OpenShellPolicy radix = parse_openshell_policy(
-        "version: 0x1\nnetwork_policies:\n  r:\n    endpoints:\n      - {host: a.example.com, ports: [0x1BB, +8443, 0o120, 0b1010000]}\n",
+        "version: 0x1\nnetwork_policies:\n  r:\n    endpoints:\n      - {host: a.example.com, ports: [0x1BB, +8443, 0o120, 0b1010000, 0x0b1]}\n",
         "radix.yaml");
-    CHECK(radix.rules[0].endpoints[0].ports == std::vector<std::uint32_t>{443, 8443, 80, 80});
+    CHECK(radix.rules[0].endpoints[0].ports == std::vector<std::uint32_t>{443, 8443, 80, 80, 177});
     // The agent's identity and paths as OpenShell accepts them; `/` read-only is fine.
     CHECK_NOTHROW(parse_openshell_policy("version: 1\nprocess: {run_as_user: sandbox, run_as_group: 1000}\n"
                                          "filesystem_policy: {read_only: [/, /usr/lib/..x], read_write: [/sandbox]}\n",
