@@ -37,8 +37,9 @@ Subcommand add_run_command(CLI::App& app) {
                 o->load_policy = [](const std::string& name) { return load_checked_policy(name); };
                 // --verbose: first what the step is granted, in words; the path rules follow.
                 if (o->verbose)
-                    std::cerr << grant_summary(load_checked_policy(o->policy),
-                                               resolve_workdir(o->workdir, "run"), o->read_only);
+                    std::cerr << grant_summary(load_checked_policy(o->policy), resolve_workdir(o->workdir, "run"),
+                                               o->read_only,
+                                               o->workspace.empty() ? "" : resolve_workdir(o->workspace, "run"));
                 // The relay's configuration is the launcher's own (the policy and the user's
                 // files, never an environment variable), read only when a policy enables it.
                 o->start_relay = [step_id = o->step_id](const RelayPolicy& relay, std::uint16_t inside_port) {

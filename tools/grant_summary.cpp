@@ -43,8 +43,9 @@ std::string resolve_workdir(const std::string& given, const std::string& command
 
 // What a step run in `wd` is granted, in a person's words: the right-by-right report below it
 // has the same as raw path lists.
-std::string grant_summary(const Policy& p, const std::string& wd, bool read_only) {
-    cage::StepPaths paths{wd, cage::find_workspace(wd), "/tmp/toolcage-STEP", user_home()};
+std::string grant_summary(const Policy& p, const std::string& wd, bool read_only, const std::string& workspace) {
+    cage::StepPaths paths{wd, workspace.empty() ? cage::find_workspace(wd) : workspace, "/tmp/toolcage-STEP",
+                          user_home()};
     cage::ExpandedCage c = cage::expand_cage_policy(p.cage, paths);
     std::vector<std::string> writes;
     for (const auto& w : c.write)
@@ -52,7 +53,9 @@ std::string grant_summary(const Policy& p, const std::string& wd, bool read_only
         else if (w != paths.tmp && !w.starts_with("/dev/")) writes.push_back(w);  // /dev/null, /dev/tty: below
     const auto& l = p.cage.limits;
     std::string o = "what a step in " + wd + " is granted:\n";
-    o += "  workspace: " + paths.workspace + (paths.workspace == wd ? "" : " (the git top level above it)") + "\n";
+    o += "  workspace: " + paths.workspace +
+         (!workspace.empty() ? " (given by --workspace)"
+                             : paths.workspace == wd ? "" : " (the git top level above it)") + "\n";
     if (read_only) {
         o += "  writes:    nothing (the read-only cage: /dev/null and the terminal only)\n";
     } else {

@@ -13,7 +13,9 @@ namespace toolcage::cli {
 std::string resolve_workdir(const std::string& given, const std::string& command);
 
 // The workspace, the writes (none in the read-only cage), TMPDIR, reads, network and limits of a
-// step run in `wd` under `p`.
-std::string grant_summary(const Policy& p, const std::string& wd, bool read_only);
+// step run in `wd` under `p`; its workspace is `workspace` (run's --workspace, resolved) when
+// given, else the one chosen from `wd`.
+std::string grant_summary(const Policy& p, const std::string& wd, bool read_only,
+                          const std::string& workspace = "");
 
 }  // namespace toolcage::cli

@@ -132,6 +132,12 @@ TEST_CASE("toolcage run --verbose says first what the step is granted, in words"
     CHECK(ro.text.find("  writes:    nothing (the read-only cage") != std::string::npos);
     CHECK(ro.text.find("  network:   none") != std::string::npos);
     CHECK(ro.text.find("TMPDIR:") == std::string::npos);
+    // A workspace given by --workspace (as the hook's rewrite gives it) is the one named.
+    REQUIRE(::mkdir((d + "/sub").c_str(), 0755) == 0);
+    Out given = shell("cd " + d + "/sub && " + bin + " run --verbose --workspace " + d + " --policy forge -- /bin/true");
+    INFO(given.text);
+    CHECK(given.status == 0);
+    CHECK(given.text.find("  workspace: " + d + " (given by --workspace)") != std::string::npos);
     // Without --verbose, nothing of it.
     CHECK(shell("cd " + d + " && " + bin + " run --policy forge -- /bin/true").text.find("is granted") ==
           std::string::npos);
