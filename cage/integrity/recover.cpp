@@ -322,9 +322,8 @@ std::vector<std::string> journal_housekeeping() {
             // A directory without its workspace file is being made by a run right now (it writes
             // the file just after the directory) unless it is older than a minute.
             const bool young = ::fstat(dirfd, &dst) == 0 && ::time(nullptr) - dst.st_mtime < 60;
-            const bool gone = (ws.empty() && !young) || (!ws.empty() && ws[0] != '/') ||
-                              (!ws.empty() && ::stat(ws.c_str(), &wst) != 0) ||
-                              (!ws.empty() && journal_dir(ws, root) != dir);
+            const bool gone = ws.empty() ? !young
+                                         : ws[0] != '/' || ::stat(ws.c_str(), &wst) != 0 || journal_dir(ws, root) != dir;
             std::vector<std::string> entries = list(dirfd, false);
             bool busy = false;
             if (gone) {

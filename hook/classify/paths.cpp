@@ -195,8 +195,7 @@ PathInfo Analyzer::classify_abs(const std::string& p) const {
                         (!c.workspace.empty() && path_within(c.workspace, p)))) {
         classified = true;
         info.cls = PathClass::system;
-        info.secret_dir = (!c.home.empty() && path_within(c.home, p)) ||
-                          (!c.real_home.empty() && path_within(c.real_home, p));
+        info.secret_dir = holds_a_home(c.home) || holds_a_home(c.real_home);
     }
     // Only then temp: a home or a workspace under /tmp or /var/tmp is still a home or a workspace.
     if (!classified) {

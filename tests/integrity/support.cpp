@@ -180,12 +180,9 @@ Result Workspace::hook(const std::map<std::string, std::string>& environment) co
     nlohmann::json payload = {{"session_id", "s"},    {"transcript_path", "/dev/null"}, {"cwd", ws.string()},
                               {"hook_event_name", "PreToolUse"}, {"tool_name", "Bash"},
                               {"tool_input", {{"command", "ls"}}}};
-    std::vector<std::string> args = {"hook", "--agent", "claude"};
-    std::string bin = TOOLCAGE_BIN;
-    if (who == As::nobody && testsupport::can_switch_user()) {
-        args.insert(args.begin(), {"--reuid=65534", "--regid=65534", "--clear-groups", "--", bin});
-        bin = "/usr/bin/setpriv";
-    }
+    std::vector<std::string> args = as_user(who, {TOOLCAGE_BIN, "hook", "--agent", "claude"});
+    const std::string bin = args.front();
+    args.erase(args.begin());
     auto r = toolcage::test::run_binary(bin, args, payload.dump(), environment);
     return {r.exit_code, r.out + r.err};
 }
