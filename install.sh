@@ -57,7 +57,7 @@ packages=(
     libyaml-cpp-dev libtomlplusplus-dev
     libbenchmark-dev
     curl openssl python3 util-linux procps iproute2
-    clang libclang-rt-14-dev hyperfine bubblewrap time
+    clang libclang-rt-14-dev lld hyperfine bubblewrap time
     rsyslog python3-jsonschema
     cargo
     help2man

@@ -53,10 +53,10 @@ std::string now_iso8601() {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
     std::tm tm{};
     gmtime_r(&secs, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+    // Not strftime: it reads /etc/localtime (tzset) on every call, for a UTC time it does not need.
     char out[48];
-    std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
+    std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(ms));
     return out;
 }
 

@@ -1,6 +1,5 @@
 #include "common/workspace_choice.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,7 +68,7 @@ Guarded guarded_from_process(const std::vector<std::string>& policy_dirs) {
         keep_out_of(to, resolver, path, what, inside_too);
     };
     add_home(g, std::getenv("HOME"));
-    if (const passwd* pw = ::getpwuid(::getuid()); pw) add_home(g, pw->pw_dir);
+    if (const std::string& h = user_home(); !h.empty()) add_home(g, h.c_str());
     if (const std::string& bin = self_exe_dir(); !bin.empty()) add_kept(g, bin, "toolcage's own binaries", false);
     for (const auto& d : policy_dirs) add_kept(g, d, "toolcage's installed policies");
     // A step may write all of its workspace: never one that holds toolcage's journal.

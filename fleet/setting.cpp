@@ -6,6 +6,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "common/self_exe.h"
+
 namespace toolcage::fleet {
 
 namespace {
@@ -15,11 +17,8 @@ constexpr std::size_t kMaxSettingBytes = 64 * 1024;
 // <prefix>/share/toolcage beside the running binary (<prefix>/bin/toolcage), or in the build
 // tree (<build>/share/toolcage beside <build>/toolcage).
 std::vector<std::string> install_dirs() {
-    char buf[4096];
-    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) return {};
-    std::string exe(buf, static_cast<std::size_t>(n));
-    std::string dir = exe.substr(0, exe.rfind('/'));
+    const std::string& dir = self_exe_dir();
+    if (dir.empty()) return {};
     std::string parent = dir.substr(0, dir.rfind('/'));
     return {parent + "/share/toolcage", dir + "/share/toolcage"};
 }

@@ -1,7 +1,6 @@
 #include "cage/integrity/never_writable.h"
 
 #include <dirent.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 
 #include "common/path_resolver.h"
 #include "common/path_text.h"
+#include "common/user_home.h"
 #include "common/workspace_choice.h"
 
 namespace toolcage::cage {
@@ -74,8 +74,7 @@ std::vector<NeverWritable> never_writable_paths() {
     }
     // The state directory (decision log, journal) of the user database's home, and where
     // $XDG_STATE_HOME moves it.
-    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir)
-        add(std::string(pw->pw_dir) + "/.local/state/toolcage", "toolcage's state and journal");
+    if (const std::string d = primary_state_dir(); !d.empty()) add(d, "toolcage's state and journal");
     if (const char* x = std::getenv("XDG_STATE_HOME"); x && x[0] == '/')
         add(std::string(x) + "/toolcage", "toolcage's state and journal");
     return out;

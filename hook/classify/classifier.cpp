@@ -2,13 +2,13 @@
 // every place where code runs, and the policy's adjustments happen in that order.
 #include "hook/classify/classifier.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
+#include "common/user_home.h"
 #include "common/workspace_choice.h"
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
@@ -180,8 +180,7 @@ Context make_context(const std::string& cwd, const workspace::Guarded& guarded) 
         c.workspace = workspace::choose(c.cwd, guarded);
     // `~` and $HOME in a command expand to the agent's $HOME; the home the user database names
     // is protected as a home too when the two differ (HOME=/tmp/x in a container).
-    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/')
-        c.real_home = detail::normalize_path(pw->pw_dir);
+    if (const std::string& h = user_home(); !h.empty()) c.real_home = detail::normalize_path(h);
     if (const char* h = std::getenv("HOME"); h && h[0] == '/') {
         c.home = detail::normalize_path(h);
     } else {

@@ -41,14 +41,20 @@ Verdict protected_verdict(const std::string& what, const std::string& path) {
                 "toolcage itself); no policy can allow that"};
 }
 
+// Each path once: a profile's files are named both as the profile's and as the home's
+// (~/.hermes is the default profile), and each entry costs lstats when the set is resolved.
+void add_once(std::vector<std::string>& to, const std::string& p) {
+    if (std::find(to.begin(), to.end(), p) == to.end()) to.push_back(p);
+}
+
 void add_file(ProtectedSet& s, const std::string& p) {
     if (p.empty() || p[0] != '/') return;
-    s.files.push_back(p);
+    add_once(s.files, p);
 }
 
 void add_dir(ProtectedSet& s, const std::string& p) {
     if (p.empty() || p[0] != '/' || p == "/") return;
-    s.dirs.push_back(p);
+    add_once(s.dirs, p);
 }
 
 bool hits(const std::string& p, const ProtectedSet& set) {
