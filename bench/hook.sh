@@ -60,9 +60,10 @@ PY
 
 # hyperfine subtracts a shell's start-up from each run, which is as noisy as the programs are
 # short on a busy machine. So the same three also run interleaved, round after round, straight
-# from posix_spawn with the payload as stdin: every round sees the same load.
+# from posix_spawn with the payload as stdin: every round sees the same load, in a new order
+# (a fixed seed), so that no command always follows the same one.
 python3 - "$BIN" "$PAYLOAD" <<'PY'
-import os, statistics, sys, time
+import os, random, statistics, sys, time
 bin_, payload = sys.argv[1], sys.argv[2]
 cmds = {
     "toolcage hook": [bin_, "hook"],
@@ -71,8 +72,11 @@ cmds = {
 }
 devnull = os.open(os.devnull, os.O_WRONLY)
 times = {k: [] for k in cmds}
+rng = random.Random(1)
 for rnd in range(330):
-    for name, argv in cmds.items():
+    order = list(cmds.items())
+    rng.shuffle(order)
+    for name, argv in order:
         if name.startswith("python") and rnd % 10:
             continue  # python is slow; every tenth round is plenty
         fd = os.open(payload, os.O_RDONLY)

@@ -3,8 +3,10 @@
 
 hyperfine times one command's runs, then the next's: on a shared or virtual machine the
 background drifts between those blocks by more than the differences measured here. This
-runner starts each command once per round, in turn, so every command meets the same machine;
-what it reports are differences and ratios between commands of one run.
+runner starts each command once per round, so every command meets the same machine; the order
+is shuffled each round (a fixed seed), because in a fixed order each command always follows the
+same one and pays for what that one left behind (a Python start leaves the caches cold for the
+next). What it reports are differences and ratios between commands of one run.
 
 Usage: interleave.py --rounds N --warmup W --json OUT NAME=COMMAND...   (COMMAND is split on
 blanks; run from the directory the commands should run in). OUT gets, for each NAME, the
@@ -13,6 +15,7 @@ median, first quartile and minimum in ms. A command that fails stops the run.
 import argparse
 import json
 import os
+import random
 import statistics
 import time
 
@@ -29,8 +32,11 @@ def main():
     devnull = os.open(os.devnull, os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
     times = {name: [] for name, _ in argvs}
+    rng = random.Random(1)
     for r in range(args.warmup + args.rounds):
-        for name, argv in argvs:
+        order = list(argvs)
+        rng.shuffle(order)
+        for name, argv in order:
             start = time.perf_counter_ns()
             pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
             _, status = os.waitpid(pid, 0)

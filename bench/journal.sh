@@ -22,7 +22,7 @@ chmod 755 "$WORK"
 [ "$(id -u)" = 0 ] && chown -R 65534:65534 "$WORK"
 
 python3 - "$BIN" "$WORK" "$ROUNDS" <<'PY'
-import json, os, shutil, statistics, subprocess, sys, time
+import json, os, random, shutil, statistics, subprocess, sys, time
 bin_, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if os.getuid() == 0:
     os.setgroups([])
@@ -82,11 +82,13 @@ try:
             os.rename(root, src)
     runs = [("none", lambda: hook_with(empty)), ("10000 stale", lambda: hook_with(stale))]
     runs += [(name, lambda argv=argv: spawn(argv)) for name, argv in peers.items()]
+    # A new order each round (a fixed seed): in a rotation each command mostly follows the
+    # same one, and whatever follows python3 pays for what it left in the caches.
+    rng = random.Random(1)
     for r in range(20 + rounds):
-        # Each round starts with another command: the first after the previous round's python3
-        # pays for what that left in the caches.
-        k = r % len(runs)
-        for name, run in runs[k:] + runs[:k]:
+        order = list(runs)
+        rng.shuffle(order)
+        for name, run in order:
             took = run()
             if r >= 20:
                 times[name].append(took)

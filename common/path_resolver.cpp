@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "common/path_text.h"
+
 namespace toolcage {
 
 std::string PathResolver::resolve(const std::string& p) {
@@ -33,8 +35,7 @@ bool PathResolver::walk(const std::string& p, std::string& out, int depth) {
         if (it == seen_.end()) it = seen_.emplace(next, look(cur, next, depth)).first;
         if (!it->second) {  // absent: the rest as written
             std::string rest = i < p.size() ? p.substr(i) : "";
-            out = std::filesystem::path(next + "/" + rest).lexically_normal().string();
-            if (out.size() > 1 && out.back() == '/') out.pop_back();
+            out = normal_path(next + "/" + rest);
             return true;
         }
         if (it->second->empty()) return false;  // cannot be looked at

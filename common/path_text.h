@@ -6,7 +6,8 @@
 
 namespace toolcage {
 
-// . and .. folded, trailing slashes dropped ("/" stays "/").
+// . and .. folded, repeated and trailing slashes dropped ("/" stays "/"; nothing lies above
+// it; "a/.." is "."), as std::filesystem::path::lexically_normal, without its cost.
 std::string normal_path(const std::string& p);
 
 // `p` is `dir` or lies below it; both absolute and normal.

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/path_text.h"
 #include "common/self_exe.h"
 #include "common/user_home.h"
 #include "common/policy_schema.h"
@@ -196,9 +197,8 @@ void refuse_state_grants(const Policy& p) {
             if (!entry.starts_with("/")) continue;  // {workspace}, {tmp}: never toolcage's state
             // By name here (the hook loads a policy per call); `toolcage run` checks the real
             // paths of what it grants too (state_dir_grant_refusal).
-            std::vector<std::string> names{fs::path(entry).lexically_normal().string()};
+            std::vector<std::string> names{normal_path(entry)};
             for (auto& n : names) {
-                while (n.size() > 1 && n.back() == '/') n.pop_back();
                 for (const auto& d : state)
                     if (at_or_below(n, d) || at_or_below(d, n))
                         throw Error(p.file + ": /cage/" + field + "/" + std::to_string(i) + ": \"" + (*list)[i] +

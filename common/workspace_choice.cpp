@@ -9,6 +9,7 @@
 
 #include "common/path_resolver.h"
 #include "common/policy_loader.h"
+#include "common/path_text.h"
 #include "common/self_exe.h"
 #include "common/user_home.h"
 
@@ -18,11 +19,7 @@ namespace toolcage::workspace {
 
 namespace {
 
-std::string normal(const std::string& p) {
-    std::string n = fs::path(p).lexically_normal().string();
-    while (n.size() > 1 && n.back() == '/') n.pop_back();
-    return n;
-}
+std::string normal(const std::string& p) { return normal_path(p); }
 
 // `p` is `dir` or lies below it.
 bool within(const std::string& p, const std::string& dir) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/path_text.h"
 #include "common/self_exe.h"
 
 namespace toolcage::hook {
@@ -23,35 +24,7 @@ namespace fs = std::filesystem;
 // word of a command, before every tool call, and path objects cost ten times as much.
 namespace {
 
-// . and .. folded, repeated and trailing slashes dropped; nothing lies above the root.
-std::string normal_string(std::string_view p) {
-    bool absolute = !p.empty() && p[0] == '/';
-    std::vector<std::string_view> parts;
-    size_t i = 0;
-    while (i < p.size()) {
-        size_t end = p.find('/', i);
-        if (end == std::string_view::npos) end = p.size();
-        std::string_view part = p.substr(i, end - i);
-        i = end + 1;
-        if (part.empty() || part == ".") continue;
-        if (part == "..") {
-            if (!parts.empty() && parts.back() != "..") {
-                parts.pop_back();
-            } else if (!absolute) {
-                parts.push_back(part);
-            }
-            continue;
-        }
-        parts.push_back(part);
-    }
-    std::string out = absolute ? "/" : "";
-    for (size_t k = 0; k < parts.size(); ++k) {
-        if (k > 0) out += '/';
-        out += parts[k];
-    }
-    if (out.empty() && !p.empty()) out = ".";
-    return out;
-}
+std::string normal_string(std::string_view p) { return normal_path(std::string(p)); }
 
 std::string parent_of(const std::string& abs) {
     size_t slash = abs.rfind('/');
