@@ -2,7 +2,8 @@
 # Whole-process cost of a caged step: `toolcage run -- /bin/true` against bare /bin/true,
 # bubblewrap (bwrap --ro-bind / / --dev /dev /bin/true) and the sandbox-runtime CLI
 # (srt -c true), in one hyperfine run; prints each one's overhead over /bin/true and ratios.
-# Then allowed commands in the read-only cage against bare and bubblewrap. Then the network
+# Then allowed commands in the read-only cage against bare and bubblewrap, with the caged step
+# and a bubblewrap that makes namespaces as a step gets them in the same rounds. Then the network
 # modes against each other: a private network namespace (cage.network netns)
 # and Landlock's port rule (landlock), each without and with the relay. Last, steps that come
 # after a pause (as an agent's do; as root the first join of a pids cgroup after a quiet spell
@@ -96,8 +97,13 @@ if [[ ${cage[0]} == "$build/toolcage" ]]; then
     ro_args+=("bare: $c=$c" "read-only: $c=$build/toolcage run --read-only -- $c")
     ((have_bwrap)) && ro_args+=("bwrap: $c=bwrap --ro-bind / / --dev /dev $c")
   done
-  # The caged step (the default policy) in the same rounds.
+  # The caged step (the default policy) in the same rounds; and bubblewrap making namespaces
+  # as a step gets them (user, PID, network and more, with a fresh /proc), the plain bwrap
+  # above making only its mount namespace.
   ro_args+=("caged: /bin/true=$build/toolcage run -- /bin/true")
+  if ((have_bwrap)) && bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc /bin/true 2>/dev/null; then
+    ro_args+=("bwrap-ns: /bin/true=bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc /bin/true")
+  fi
   (cd "$work/repo" && XDG_STATE_HOME="$work/state" \
     python3 "$here/bench/interleave.py" --rounds "$runs" --json "$work/ro.json" "${ro_args[@]}")
   echo
@@ -124,6 +130,12 @@ if bw:
     line += (f", bwrap {bw['median'] - b['median']:+.2f} ms: "
              f"{(c['median'] - b['median']) / (bw['median'] - b['median']):.2f}x bwrap's cost (goal: at most 1.0x)")
 print(line)
+ns = r.get("bwrap-ns: /bin/true")
+if ns:
+    cost = ns["median"] - b["median"]
+    ro = r["read-only: /bin/true"]["median"] - b["median"]
+    print(f"bwrap with namespaces as a step's (--unshare-all --proc /proc): {cost:+.2f} ms over /bin/true; "
+          f"read-only cage {ro / cost:.2f}x, caged step {(c['median'] - b['median']) / cost:.2f}x its cost")
 PY2
 fi
 

@@ -63,7 +63,7 @@ profile readonly /dev/null run --read-only --workspace "$ws" -- /bin/true
 # Every function named in any profile, in first-seen order, once. The hermes terminal call
 # comes first: it is the call an agent makes most. glibc picks its string functions by CPU
 # (memmove, strlen... in sse2, avx2, evex variants) and valgrind's CPU is not the user's: each
-# such function run is listed in all its variants.
+# such function run is listed in all its variants, after the rest.
 out=$here/tools/startup.order
 python3 - "$work/out" "$bin" "$out.tmp" <<'PY'
 import os, re, subprocess, sys
@@ -75,24 +75,26 @@ for f in files:
         continue
     with open(os.path.join(outdir, f), errors="replace") as fh:
         for line in fh:
-            m = re.match(r"c?fn=\(\d+\) (.+)", line)
+            m = re.match(r"c?fn=\(\d+\) (.+?)(?:'\d+)?$", line)  # 'N: callgrind's recursion depth
             if m and not m.group(1).startswith("0x"):
                 names.append(m.group(1))
 symbols = [l.split()[-1] for l in subprocess.run(["nm", "--defined-only", binary], capture_output=True,
                                                  text=True, check=True).stdout.splitlines()]
 variant = re.compile(r"^(__[a-z0-9]+_)(sse2|sse4_[12]|ssse3|avx2|avx|evex|avx512)")
-seen, order = set(), []
-def add(n):
+seen, order, variants = set(), [], []
+def add(n, to):
     if n not in seen:
         seen.add(n)
-        order.append(n)
+        to.append(n)
 for n in names:
-    add(n)
+    add(n, order)
+for n in names:
     m = variant.match(n)
     if m:
         for s in symbols:
             if s.startswith(m.group(1)) and variant.match(s):
-                add(s)
+                add(s, variants)
+order += variants  # after the rest: only one of each runs on a given CPU
 with open(dest, "w") as fh:
     fh.write("\n".join(order) + "\n")
 PY

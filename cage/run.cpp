@@ -447,7 +447,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
         if (::pipe2(endfd, O_CLOEXEC) != 0) throw Error(syscall_error("pipe2(O_CLOEXEC)", errno));
         end_read.fd = endfd[0];
         end_write.fd = setup.end_fd = endfd[1];
-        if (int err = watch_step_end(end_read.fd)) throw Error(syscall_error("fcntl(F_SETSIG, SIGCHLD)", err));
+        if (::fcntl(end_read.fd, F_SETFL, O_NONBLOCK) != 0) throw Error(syscall_error("fcntl(O_NONBLOCK)", errno));
     }
     setup.workdir = step.paths.workdir;
     setup.limits = plan_limits(step.policy.cage.limits, step.memory.active());
@@ -569,8 +569,8 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             throw;
         }
     }
-    // The step runs nothing of its own before this (a handover waits for its release), and the
-    // relay, forked above, is started before our thread exists.
+    // The step runs nothing of its own before this (a handover waits for its release); what it
+    // writes to its stderr is passed on from the wait below.
     watch.start();
     CageFailure failure{};
     ssize_t got;
@@ -587,7 +587,8 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
 
     end_write.reset();  // only the init writes it
     bool ended_early = false;
-    int status = wait_for_step(child, end_read.fd, &ended_early);
+    const StepOutput output{[&watch] { return watch.fd(); }, [&watch] { return watch.forward(); }};
+    int status = wait_for_step(child, end_read.fd, &ended_early, &output);
     if (!ended_early) kill_leftovers();
     ::sigprocmask(SIG_SETMASK, &setup.saved_mask, nullptr);
     step.stderr_lines = watch.finish();

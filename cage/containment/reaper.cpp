@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,21 +66,41 @@ sigset_t block_supervised_signals() {
     return old;
 }
 
-int watch_step_end(int fd) {
-    if (::fcntl(fd, F_SETOWN, ::getpid()) != 0 || ::fcntl(fd, F_SETSIG, SIGCHLD) != 0 ||
-        ::fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0)
-        return errno;
-    return 0;
+namespace {
+
+// One signal the supervisor took: the step's end is looked for again; the user's signals go to
+// the step's process group (it runs in its own session: the terminal's signals reach only us).
+void handle_signal(pid_t step, int sig) {
+    if (sig <= 0 || sig == SIGCHLD) return;
+    if (::kill(-step, sig) != 0) ::kill(step, sig);
 }
 
-int wait_for_step(pid_t step, int end_fd, bool* ended) {
+}  // namespace
+
+int wait_for_step(pid_t step, int end_fd, bool* ended, const StepOutput* output) {
     sigset_t set = supervised_set();
+    // The signals, the step's output and its init's word in one poll. Without a signalfd (a
+    // sandbox around us may refuse it) the signals are taken with a short sigtimedwait instead,
+    // and the output and the word looked at between two.
+    const int sigfd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    struct CloseSigfd {
+        int fd;
+        ~CloseSigfd() {
+            if (fd >= 0) ::close(fd);
+        }
+    } close_sigfd{sigfd};
     for (;;) {
+        bool more = false;
+        if (output) more = output->forward();
         // The step init's word comes before its own end, which waits for its namespaces to go.
-        int early = 0;
-        if (end_fd >= 0 && ::read(end_fd, &early, sizeof early) == static_cast<ssize_t>(sizeof early)) {
-            if (ended) *ended = true;
-            return early;
+        if (end_fd >= 0) {
+            int early = 0;
+            ssize_t n = ::read(end_fd, &early, sizeof early);
+            if (n == static_cast<ssize_t>(sizeof early)) {
+                if (ended) *ended = true;
+                return early;
+            }
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) end_fd = -1;  // the init is gone
         }
         // Reap first: the SIGCHLD may have come before we started waiting.
         int status = 0;
@@ -86,12 +108,21 @@ int wait_for_step(pid_t step, int end_fd, bool* ended) {
         while ((p = ::waitpid(-1, &status, WNOHANG)) > 0)
             if (p == step) return status;
         if (p < 0 && errno == ECHILD) return 0;  // not ours any more: cannot happen
-        siginfo_t info{};
-        int sig = ::sigwaitinfo(&set, &info);
-        if (sig < 0) continue;  // EINTR from a stop/continue
-        if (sig == SIGCHLD) continue;
-        // The step runs in its own session: the terminal's signals reach only us.
-        if (::kill(-step, sig) != 0) ::kill(step, sig);
+        const int out_fd = output ? output->fd() : -1;
+        if (sigfd < 0) {
+            const timespec tick{0, more || out_fd >= 0 || end_fd >= 0 ? 10'000'000L : 999'999'999L};
+            siginfo_t info{};
+            handle_signal(step, ::sigtimedwait(&set, &info, &tick));
+            continue;
+        }
+        if (!more) {
+            pollfd fds[3] = {{sigfd, POLLIN, 0}, {out_fd, POLLIN, 0}, {end_fd, POLLIN, 0}};
+            if (::poll(fds, 3, -1) < 0 && errno != EINTR)
+                throw Error(syscall_error("poll(signalfd, the step's stderr, its end)", errno));
+        }
+        signalfd_siginfo si{};
+        while (::read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+            handle_signal(step, static_cast<int>(si.ssi_signo));
     }
 }
 

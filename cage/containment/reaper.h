@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <vector>
 
 namespace toolcage::cage {
@@ -17,16 +18,21 @@ void become_child_subreaper();
 // returns the previous mask, which the step's process restores before exec.
 sigset_t block_supervised_signals();
 
-// Waits for `step` (leader of its own session and process group), forwarding SIGINT SIGTERM
-// SIGHUP SIGQUIT to the group; reaps orphans on the way. Returns the step's wait status.
-// `end_fd`: the read end of a pipe on which a step init writes the status of the step it ran
-// (O_NONBLOCK, raising SIGCHLD when written: see watch_step_end); then `*ended` is set when
-// the status came from there, and `step` may still be tearing down its namespaces.
-int wait_for_step(pid_t step, int end_fd = -1, bool* ended = nullptr);
+// What the step writes to its stderr, passed on while the supervisor waits for the step:
+// `fd` says what to wait on (-1 when nothing, or no more), `forward` passes on what is there
+// without blocking and says whether it stopped with more to read.
+struct StepOutput {
+    std::function<int()> fd;
+    std::function<bool()> forward;
+};
 
-// Makes `fd`, the read end of a pipe, raise SIGCHLD in this process when written, so that
-// wait_for_step() wakes for it. Returns 0 or an errno.
-int watch_step_end(int fd);
+// Waits for `step` (leader of its own session and process group), forwarding SIGINT SIGTERM
+// SIGHUP SIGQUIT to the group; reaps orphans on the way; passes on `output` as it comes.
+// Returns the step's wait status. `end_fd`: the read end (O_NONBLOCK) of a pipe on which a
+// step init writes the status of the step it ran; then `*ended` is set when the status came
+// from there, and `step` may still be tearing down its namespaces. The supervised signals must
+// be blocked (block_supervised_signals): they are read from a signalfd.
+int wait_for_step(pid_t step, int end_fd = -1, bool* ended = nullptr, const StepOutput* output = nullptr);
 
 // Kills every descendant of this process still alive (found through /proc/*/stat) and reaps
 // them, until this process has no child left.

@@ -1,7 +1,6 @@
 #include "cage/explain/stderr_watch.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -32,16 +31,31 @@ bool reports_refusal(std::string_view line) {
     return false;
 }
 
+// A reader of our stderr that went away must not end the supervisor: write() then says EPIPE,
+// and the SIGPIPE it raises, blocked for the while, is taken back unless it was pending before.
 void write_all(int fd, const char* p, std::size_t n) {
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    sigemptyset(&pending);
+    ::sigpending(&pending);
+    const bool was_pending = sigismember(&pending, SIGPIPE);
     while (n > 0) {
         ssize_t w = ::write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR) continue;
-            return;  // our stderr is gone: the step's output has nowhere to go either
+            break;  // our stderr is gone: the step's output has nowhere to go either
         }
         p += w;
         n -= static_cast<std::size_t>(w);
     }
+    if (!was_pending && !sigismember(&old, SIGPIPE)) {
+        const timespec now{};
+        while (::sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {
+        }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 void close_fd(int& fd) {
@@ -91,11 +105,8 @@ std::string as_drawn(std::string_view line) {
 }  // namespace
 
 StderrWatch::~StderrWatch() {
-    if (thread_.joinable()) finish();
     close_fd(read_fd_);
     close_fd(write_fd_);
-    close_fd(stop_[0]);
-    close_fd(stop_[1]);
 }
 
 int StderrWatch::open() {
@@ -112,13 +123,6 @@ int StderrWatch::open() {
                   out.st_dev == err.st_dev && out.st_ino == err.st_ino;
         if (::pipe2(p, O_CLOEXEC) != 0) return -1;
     }
-    if (::pipe2(stop_, O_CLOEXEC) != 0) {
-        ::close(p[0]);
-        ::close(p[1]);
-        stop_[0] = stop_[1] = -1;
-        merged_ = false;
-        return -1;
-    }
     read_fd_ = p[0];
     write_fd_ = p[1];
     return write_fd_;
@@ -127,48 +131,41 @@ int StderrWatch::open() {
 void StderrWatch::start() {
     if (read_fd_ < 0) return;
     close_fd(write_fd_);
-    thread_ = std::thread([this] { pump(); });
+    if (int fl = ::fcntl(read_fd_, F_GETFL); fl < 0 || ::fcntl(read_fd_, F_SETFL, fl | O_NONBLOCK) != 0) {
+        // Never read in blocking mode (the supervisor would hang on it): closed instead, so that
+        // the step's writes there fail (EPIPE) rather than wait for a reader.
+        close_fd(read_fd_);
+    }
 }
 
-void StderrWatch::pump() {
-    // A reader of our stderr that went away must not kill the supervisor: write() says EPIPE.
-    sigset_t pipe_only;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
+bool StderrWatch::forward() {
+    if (read_fd_ < 0 || eof_) return false;
     char buf[65536];
-    bool stopping = false;
-    for (;;) {
-        if (!stopping) {
-            pollfd fds[2] = {{read_fd_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
-            int n = ::poll(fds, 2, -1);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) return;
-            if (fds[1].revents) {
-                // The step is over; what is left in the pipe is read without waiting (a
-                // process that escaped with the write end must not hold us).
-                stopping = true;
-                ::fcntl(read_fd_, F_SETFL, ::fcntl(read_fd_, F_GETFL) | O_NONBLOCK);
-            }
-            if (!fds[0].revents && !stopping) continue;
-        }
+    // At most 1 MiB a call: then the supervisor looks at its signals and comes back.
+    for (int i = 0; i < 16; ++i) {
         ssize_t got = ::read(read_fd_, buf, sizeof buf);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;  // a terminal's master says EIO once the step's last copy is closed
-        write_all(STDERR_FILENO, buf, static_cast<std::size_t>(got));
-        partial_.append(buf, static_cast<std::size_t>(got));
-        std::size_t start = 0, nl;
-        while ((nl = partial_.find('\n', start)) != std::string::npos) {
-            std::string_view line(partial_.data() + start, nl - start);
-            if (kept_.size() < kMaxKept && (reports_refusal(line) || names_watched(line)))
-                kept_.push_back(as_drawn(line));
-            start = nl + 1;
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+        if (got <= 0) {  // a terminal's master says EIO once the step's last copy is closed
+            eof_ = true;
+            return false;
         }
-        partial_.erase(0, start);
-        if (partial_.size() > kMaxLine * 4) partial_.erase(0, partial_.size() - kMaxLine);
+        pass_on(buf, static_cast<std::size_t>(got));
     }
-    if (!partial_.empty() && kept_.size() < kMaxKept && (reports_refusal(partial_) || names_watched(partial_)))
-        kept_.push_back(as_drawn(partial_));
+    return true;
+}
+
+void StderrWatch::pass_on(const char* data, std::size_t n) {
+    write_all(STDERR_FILENO, data, n);
+    partial_.append(data, n);
+    std::size_t start = 0, nl;
+    while ((nl = partial_.find('\n', start)) != std::string::npos) {
+        std::string_view line(partial_.data() + start, nl - start);
+        if (kept_.size() < kMaxKept && (reports_refusal(line) || names_watched(line))) kept_.push_back(as_drawn(line));
+        start = nl + 1;
+    }
+    partial_.erase(0, start);
+    if (partial_.size() > kMaxLine * 4) partial_.erase(0, partial_.size() - kMaxLine);
 }
 
 bool StderrWatch::names_watched(std::string_view line) const {
@@ -178,13 +175,15 @@ bool StderrWatch::names_watched(std::string_view line) const {
 }
 
 std::vector<std::string> StderrWatch::finish() {
-    if (thread_.joinable()) {
-        char b = 1;
-        while (::write(stop_[1], &b, 1) < 0 && errno == EINTR) {
+    if (write_fd_ < 0) {  // started: what is left, then the unfinished last line
+        while (forward()) {
         }
-        thread_.join();
+        if (!partial_.empty() && kept_.size() < kMaxKept && (reports_refusal(partial_) || names_watched(partial_)))
+            kept_.push_back(as_drawn(partial_));
+        partial_.clear();
     }
     close_fd(read_fd_);
+    close_fd(write_fd_);
     return std::move(kept_);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -296,6 +297,44 @@ TEST_CASE("a step with no refusal prints nothing extra", "[cage][refusal]") {
     Result f = caged(s, who, "ls /no/such/dir");
     CHECK(f.status != 0);
     CHECK(refusal_lines(f.out).empty());
+}
+
+TEST_CASE("the step's stderr is passed on whole however much it writes, its refusals still explained",
+          "[cage][refusal][stderr]") {
+    As who = GENERATE(As::root, As::nobody);
+    const bool read_only = GENERATE(false, true);
+    Scratch s;
+    // 3 MB, many times a pipe's buffer: the supervisor passes it on while it waits for the step
+    // (a supervisor that stopped reading would leave the step blocked on a full pipe for ever).
+    std::string script = "head -c 3000000 /dev/zero | tr '\\0' x >&2; echo end >&2; echo made > " + s.base +
+                         "/outside.txt";
+    std::vector<std::string> args = {"run", "--policy", s.policy_file()};
+    if (read_only) args.emplace_back("--read-only");
+    args.insert(args.end(), {"--", "/bin/sh", "-c", script});
+    Result r = run_toolcage(s, args, {who, false, {}});
+    INFO(name_of(who) << (read_only ? " read-only" : " caged"));
+    CHECK(r.status != 0);
+    CHECK(r.out.find(std::string(3000000, 'x') + "end\n") != std::string::npos);
+    CHECK(r.out.find(std::string(3000001, 'x')) == std::string::npos);
+    auto lines = refusal_lines(r.out);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find(s.base + "/outside.txt") != std::string::npos);
+}
+
+TEST_CASE("a reader of toolcage's stderr that went away ends neither toolcage nor the step's exit code",
+          "[cage][stderr]") {
+    As who = GENERATE(As::root, As::nobody);
+    const bool read_only = GENERATE(false, true);
+    Scratch s;
+    std::vector<std::string> args = {"run", "--policy", s.policy_file()};
+    if (read_only) args.emplace_back("--read-only");
+    args.insert(args.end(), {"--", "/bin/sh", "-c", "echo to-stdout; echo to-stderr >&2; echo more >&2; exit 7"});
+    Launch how{who, false, {}};
+    how.stderr_reader_gone = true;
+    Result r = run_toolcage(s, args, how);
+    INFO(name_of(who) << (read_only ? " read-only" : " caged") << "\n" << r.out);
+    CHECK(r.status == 7);  // not 128 + SIGPIPE
+    CHECK(r.out == "to-stdout\n");
 }
 
 TEST_CASE("Landlock's own audit records name the refused path, when the kernel's audit can be read",

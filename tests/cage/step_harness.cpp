@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -89,11 +90,22 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
         std::erase_if(env, [&](const std::string& d) { return d.starts_with(name); });
         env.push_back(e);
     }
+    int gone[2] = {-1, -1};
+    if (how.stderr_reader_gone) {
+        REQUIRE(::pipe2(gone, O_CLOEXEC) == 0);
+        ::close(gone[0]);
+    }
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
         ::dup2(out, 1);
-        ::dup2(out, 2);
+        ::dup2(how.stderr_reader_gone ? gone[1] : out, 2);
+        // SIGPIPE as a shell would leave it: default, not blocked (else the case proves nothing).
+        ::signal(SIGPIPE, SIG_DFL);
+        sigset_t pipe_only;
+        sigemptyset(&pipe_only);
+        sigaddset(&pipe_only, SIGPIPE);
+        ::sigprocmask(SIG_UNBLOCK, &pipe_only, nullptr);
         int null = ::open("/dev/null", O_RDONLY);
         ::dup2(null, 0);
         if (::chdir(s.ws.c_str()) != 0) _exit(97);
@@ -107,6 +119,7 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
         std::fprintf(stderr, "execve %s: %s\n", a[0], std::strerror(errno));
         _exit(99);
     }
+    if (gone[1] >= 0) ::close(gone[1]);
     return pid;
 }
 

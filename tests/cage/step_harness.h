@@ -39,6 +39,9 @@ struct Launch {
     // As in a container that masks part of /proc: toolcage starts in a user and mount namespace
     // of its own where /proc/sys is covered, so the kernel refuses the step a fresh /proc.
     bool masked_proc = false;
+    // toolcage's stderr a pipe nobody reads any more (an agent that stopped listening): its
+    // writes there fail with EPIPE. Result.out then holds its stdout alone.
+    bool stderr_reader_gone = false;
 };
 
 // toolcage ARGS..., waited for.
