@@ -80,8 +80,8 @@ void handle_signal(pid_t step, int sig) {
 int wait_for_step(pid_t step, int end_fd, bool* ended, const StepOutput* output) {
     sigset_t set = supervised_set();
     // The signals, the step's output and its init's word in one poll. Without a signalfd (a
-    // sandbox around us may refuse it) the signals are taken with a short sigtimedwait instead,
-    // and the output and the word looked at between two.
+    // sandbox around us may refuse it), or when poll fails, the signals are taken with a short
+    // sigtimedwait instead, and the output and the word looked at between two.
     const int sigfd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     struct CloseSigfd {
         int fd;
@@ -109,16 +109,16 @@ int wait_for_step(pid_t step, int end_fd, bool* ended, const StepOutput* output)
             if (p == step) return status;
         if (p < 0 && errno == ECHILD) return 0;  // not ours any more: cannot happen
         const int out_fd = output ? output->fd() : -1;
-        if (sigfd < 0) {
+        bool polled = sigfd >= 0;
+        if (polled && !more) {
+            pollfd fds[3] = {{sigfd, POLLIN, 0}, {out_fd, POLLIN, 0}, {end_fd, POLLIN, 0}};
+            polled = ::poll(fds, 3, -1) >= 0 || errno == EINTR;
+        }
+        if (!polled) {
             const timespec tick{0, more || out_fd >= 0 || end_fd >= 0 ? 10'000'000L : 999'999'999L};
             siginfo_t info{};
             handle_signal(step, ::sigtimedwait(&set, &info, &tick));
             continue;
-        }
-        if (!more) {
-            pollfd fds[3] = {{sigfd, POLLIN, 0}, {out_fd, POLLIN, 0}, {end_fd, POLLIN, 0}};
-            if (::poll(fds, 3, -1) < 0 && errno != EINTR)
-                throw Error(syscall_error("poll(signalfd, the step's stderr, its end)", errno));
         }
         signalfd_siginfo si{};
         while (::read(sigfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si))

@@ -3,6 +3,7 @@
 // Real steps on the real kernel, as root and as nobody; and the pure readers, by tables.
 #include <linux/audit.h>
 #include <linux/netlink.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -335,6 +336,29 @@ TEST_CASE("a reader of toolcage's stderr that went away ends neither toolcage no
     INFO(name_of(who) << (read_only ? " read-only" : " caged") << "\n" << r.out);
     CHECK(r.status == 7);  // not 128 + SIGPIPE
     CHECK(r.out == "to-stdout\n");
+}
+
+TEST_CASE("without signalfd the supervisor still passes the stderr on, forwards signals and ends with the step",
+          "[cage][stderr]") {
+    As who = GENERATE(As::root, As::nobody);
+    Scratch s;
+    Launch how{who, false, {}};
+    how.no_signalfd = true;
+    Result r = run_toolcage(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c",
+                                "head -c 200000 /dev/zero | tr '\\0' y >&2; echo done >&2; exit 5"}, how);
+    INFO(name_of(who) << "\n" << r.out.substr(r.out.size() > 2000 ? r.out.size() - 2000 : 0));
+    CHECK(r.status == 5);
+    CHECK(r.out.find(std::string(200000, 'y') + "done\n") != std::string::npos);
+    // A SIGTERM to toolcage reaches the step (a shell that reports it and exits 9).
+    Background bg(s, {"run", "--policy", s.policy_file(), "--", "/bin/sh", "-c",
+                      "trap 'echo got-term >&2; exit 9' TERM; echo ready > " + s.ws + "/ready; "
+                      "while :; do sleep 0.05; done"}, how);
+    REQUIRE(wait_for_file(s.ws + "/ready", 10000));
+    REQUIRE(::kill(bg.pid(), SIGTERM) == 0);
+    Result t = bg.wait();
+    INFO(t.out);
+    CHECK(t.status == 9);
+    CHECK(t.out.find("got-term") != std::string::npos);
 }
 
 TEST_CASE("Landlock's own audit records name the refused path, when the kernel's audit can be read",

@@ -72,6 +72,16 @@ void refuse_user_namespaces() {
     seccomp_release(ctx);
 }
 
+// As a sandbox that refuses signalfd: the supervisor then waits with sigtimedwait.
+void refuse_signalfd() {
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (!ctx) _exit(96);
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(signalfd4), 0);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(signalfd), 0);
+    if (rc != 0 || ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || seccomp_load(ctx) != 0) _exit(96);
+    seccomp_release(ctx);
+}
+
 pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch& how, int out) {
     std::vector<std::string> argv;
     if (how.who == As::nobody)
@@ -110,6 +120,7 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
         ::dup2(null, 0);
         if (::chdir(s.ws.c_str()) != 0) _exit(97);
         if (how.no_userns) refuse_user_namespaces();
+        if (how.no_signalfd) refuse_signalfd();
         std::vector<char*> a, e;
         for (auto& x : argv) a.push_back(const_cast<char*>(x.c_str()));
         a.push_back(nullptr);

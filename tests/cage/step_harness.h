@@ -42,6 +42,8 @@ struct Launch {
     // toolcage's stderr a pipe nobody reads any more (an agent that stopped listening): its
     // writes there fail with EPIPE. Result.out then holds its stdout alone.
     bool stderr_reader_gone = false;
+    // A seccomp filter refuses signalfd to toolcage, as some sandboxes do.
+    bool no_signalfd = false;
 };
 
 // toolcage ARGS..., waited for.
