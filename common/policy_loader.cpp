@@ -1,14 +1,15 @@
 #include "common/policy_loader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "common/error.h"
 #include "common/path_text.h"
@@ -48,17 +49,33 @@ std::string line_col(const std::string& text, std::size_t byte) {
     return "line " + std::to_string(line) + " column " + std::to_string(col);
 }
 
+// With read(2) into one string of the file's size: the hook reads a policy on every call, and a
+// stream's buffers cost it pages it touches once.
 std::string read_policy_text(const fs::path& file) {
-    std::error_code ec;
-    auto size = fs::file_size(file, ec);
-    if (ec) throw Error(file.string() + ": cannot read: " + ec.message());
-    if (size > kMaxPolicyBytes)
+    // O_NONBLOCK: a FIFO named as a policy is refused below, not waited on for a writer.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) throw Error(file.string() + ": cannot read: " + std::strerror(errno));
+    struct CloseFd {
+        int fd;
+        ~CloseFd() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw Error(file.string() + ": cannot read: " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(file.string() + ": not a regular file; a policy is a small JSON file");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxPolicyBytes)
         throw Error(file.string() + ": larger than 1 MiB; a policy is a small JSON file");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(file.string() + ": cannot open for reading");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return buf.str();
+    std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0');  // one byte more: a file that grew
+    std::size_t got = 0;
+    while (got < text.size()) {
+        ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw Error(file.string() + ": cannot read: " + std::strerror(errno));
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    if (got > kMaxPolicyBytes) throw Error(file.string() + ": larger than 1 MiB; a policy is a small JSON file");
+    text.resize(got);
+    return text;
 }
 
 json read_json_file(const fs::path& file) {

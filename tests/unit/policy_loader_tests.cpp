@@ -1,4 +1,5 @@
 // Loading policy files: the shipped ones, extends, comments, cycles and unreadable files.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -123,6 +124,16 @@ TEST_CASE("a missing, oversized or unreadable policy file is refused with its pa
     CHECK(load_error(d.path / "nope.json").find("no such policy file") != std::string::npos);
     auto big = d.write("big.json", std::string(2 << 20, ' '));
     CHECK(load_error(big).find("larger than 1 MiB") != std::string::npos);
+    // Named but not a file: refused at once (a FIFO is not waited on for a writer).
+    fs::create_directory(d.path / "dir.json");
+    CHECK(load_error(d.path / "dir.json").find("is a directory, not a policy file") != std::string::npos);
+    REQUIRE(::mkfifo((d.path / "fifo.json").c_str(), 0600) == 0);
+    CHECK(load_error(d.path / "fifo.json").find(d.path.string() + "/fifo.json: not a regular file") == 0);
+    if (::geteuid() != 0) {  // root reads a mode-000 file all the same
+        auto closed = d.write("closed.json", "{\"name\": \"closed\"}\n");
+        fs::permissions(closed, fs::perms::none);
+        CHECK(load_error(closed).find(closed.string() + ": cannot read: Permission denied") == 0);
+    }
 }
 
 TEST_CASE("a policy name that is not installed lists what is") {
