@@ -1,7 +1,5 @@
 #include "common/policy_loader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/path_text.h"
+#include "common/regular_file.h"
 #include "common/self_exe.h"
 #include "common/user_home.h"
 #include "common/policy_schema.h"
@@ -25,7 +24,7 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kMaxExtendsDepth = 8;
-constexpr std::uintmax_t kMaxPolicyBytes = 1 << 20;
+constexpr std::size_t kMaxPolicyBytes = 1 << 20;
 
 // Why `file` cannot be read as a policy: missing, a directory, or not a regular file.
 std::string not_a_policy_file(const fs::path& file) {
@@ -49,33 +48,25 @@ std::string line_col(const std::string& text, std::size_t byte) {
     return "line " + std::to_string(line) + " column " + std::to_string(col);
 }
 
-// With read(2) into one string of the file's size: the hook reads a policy on every call, and a
-// stream's buffers cost it pages it touches once.
+// Read whole into one string (no stream buffers: the hook reads a policy on every call);
+// a FIFO named as a policy is refused, not waited on.
 std::string read_policy_text(const fs::path& file) {
-    // O_NONBLOCK: a FIFO named as a policy is refused below, not waited on for a writer.
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) throw Error(file.string() + ": cannot read: " + std::strerror(errno));
-    struct CloseFd {
-        int fd;
-        ~CloseFd() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw Error(file.string() + ": cannot read: " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw Error(file.string() + ": not a regular file; a policy is a small JSON file");
-    if (static_cast<std::uintmax_t>(st.st_size) > kMaxPolicyBytes)
-        throw Error(file.string() + ": larger than 1 MiB; a policy is a small JSON file");
-    std::string text(static_cast<std::size_t>(st.st_size) + 1, '\0');  // one byte more: a file that grew
-    std::size_t got = 0;
-    while (got < text.size()) {
-        ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw Error(file.string() + ": cannot read: " + std::strerror(errno));
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
+    RegularFile f = read_regular_file(file.string(), kMaxPolicyBytes);
+    using P = RegularFile::Problem;
+    switch (f.problem) {
+        case P::none:
+            return std::move(f.text);
+        case P::cannot_open:
+        case P::cannot_stat:
+        case P::cannot_read:
+            throw Error(file.string() + ": cannot read: " + std::strerror(f.err));
+        case P::not_regular:
+            throw Error(file.string() + ": not a regular file; a policy is a small JSON file");
+        case P::too_large:
+        case P::grew:
+            break;
     }
-    if (got > kMaxPolicyBytes) throw Error(file.string() + ": larger than 1 MiB; a policy is a small JSON file");
-    text.resize(got);
-    return text;
+    throw Error(file.string() + ": larger than 1 MiB; a policy is a small JSON file");
 }
 
 json read_json_file(const fs::path& file) {

@@ -19,8 +19,6 @@ namespace toolcage::workspace {
 
 namespace {
 
-std::string normal(const std::string& p) { return normal_path(p); }
-
 // `p` is `dir` or lies below it.
 bool within(const std::string& p, const std::string& dir) {
     if (dir == "/") return true;
@@ -31,15 +29,15 @@ bool within(const std::string& p, const std::string& dir) {
 void keep_out_of(Guarded& g, PathResolver& resolver, const std::string& path, const std::string& what,
                  bool inside_too = true) {
     if (path.empty() || path[0] != '/') return;
-    g.keep_out.push_back({normal(path), what, inside_too});
+    g.keep_out.push_back({normal_path(path), what, inside_too});
     // The same place by its real name, when a symlink leads there.
     std::string real = resolver.resolve(path);
-    if (real != normal(path)) g.keep_out.push_back({normal(real), what, inside_too});
+    if (real != normal_path(path)) g.keep_out.push_back({normal_path(real), what, inside_too});
 }
 
 void add_home(Guarded& g, const char* h) {
     if (!h || h[0] != '/') return;
-    std::string n = normal(h);
+    std::string n = normal_path(h);
     for (const auto& x : g.homes)
         if (x == n) return;
     g.homes.push_back(n);
@@ -83,7 +81,7 @@ Guarded guarded_from_process(const std::vector<std::string>& policy_dirs) {
 
 std::string refusal(const std::string& dir_in, const Guarded& g) {
     if (dir_in.empty() || dir_in[0] != '/') return "is not an absolute path";
-    const std::string dir = normal(dir_in);
+    const std::string dir = normal_path(dir_in);
     if (dir == "/") return "is the root directory";
     // Directories every user and program share: the step could write what others run or read.
     for (std::string_view shared : {"/tmp", "/var/tmp", "/dev/shm", "/run", "/var", "/usr", "/etc", "/opt", "/home",
@@ -128,7 +126,7 @@ const std::vector<std::string>& project_markers() {
 
 std::string choose(const std::string& workdir_in, const Guarded& g) {
     if (workdir_in.empty() || workdir_in[0] != '/') return {};
-    const std::string workdir = normal(workdir_in);
+    const std::string workdir = normal_path(workdir_in);
     if (!refusal(workdir, g).empty()) return {};
     // The directories a workspace may be, nearest first: the walk stops at the first that may not.
     std::vector<fs::path> up;

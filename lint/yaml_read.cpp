@@ -1,17 +1,13 @@
 #include "lint/yaml_read.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <sstream>
 #include <utility>
 
 #include "common/error.h"
+#include "common/regular_file.h"
 
 namespace toolcage::lint::yaml {
 namespace {
@@ -86,48 +82,28 @@ std::string at(const std::string& field, const std::string& key) {
 }
 
 std::string read_text(const std::string& path, const std::string& what) {
-    // O_NONBLOCK: opening a FIFO nobody writes returns at once instead of waiting for a writer.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        int err = errno;
-        fail(path, "", "cannot read " + what + ": " + std::strerror(err),
-             "check the path and that this user may read the file");
+    RegularFile f = read_regular_file(path, kMaxFileBytes);
+    using P = RegularFile::Problem;
+    switch (f.problem) {
+        case P::none:
+            break;
+        case P::cannot_open:
+            fail(path, "", "cannot read " + what + ": " + std::strerror(f.err),
+                 "check the path and that this user may read the file");
+        case P::cannot_stat:
+            fail(path, "", "cannot read " + what + ": " + std::strerror(f.err), "check the path");
+        case P::not_regular:
+            fail(path, "", what + " is not a regular file (" + file_kind(f.mode) + ")",
+                 "give the path of the file itself (save `openshell policy get` output to a file first)");
+        case P::too_large:
+            fail(path, "", what + " of " + std::to_string(f.size) + " bytes",
+                 "OpenShell refuses a policy over 256 KiB; give the file itself, not an archive or a log");
+        case P::cannot_read:
+            fail(path, "", "cannot read " + what + ": " + std::strerror(f.err), "check that the file is readable");
+        case P::grew:
+            fail(path, "", what + " is over 256 KiB", "give the file itself, not one still being written");
     }
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        int err = errno;
-        fail(path, "", "cannot read " + what + ": " + std::strerror(err), "check the path");
-    }
-    if (!S_ISREG(st.st_mode))
-        fail(path, "",
-             what + " is not a regular file (" +
-                 (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
-                  S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" :
-                                        "a special file") + ")",
-             "give the path of the file itself (save `openshell policy get` output to a file first)");
-    if (static_cast<std::uint64_t>(st.st_size) > kMaxFileBytes)
-        fail(path, "", what + " of " + std::to_string(st.st_size) + " bytes",
-             "OpenShell refuses a policy over 256 KiB; give the file itself, not an archive or a log");
-    std::string text(kMaxFileBytes + 1, '\0');
-    std::size_t got = 0;
-    while (got < text.size()) {
-        ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            int err = errno;
-            fail(path, "", "cannot read " + what + ": " + std::strerror(err), "check that the file is readable");
-        }
-        if (n == 0) break;
-        got += static_cast<std::size_t>(n);
-    }
-    if (got > kMaxFileBytes)  // it grew while being read
-        fail(path, "", what + " is over 256 KiB", "give the file itself, not one still being written");
-    text.resize(got);
-    return text;
+    return std::move(f.text);
 }
 
 // yaml-cpp 0.7's LoadAll never returns on some malformed streams (",`" loops, allocating), so

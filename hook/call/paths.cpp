@@ -20,11 +20,9 @@ namespace toolcage::hook {
 
 namespace fs = std::filesystem;
 
-// Plain string work rather than std::filesystem::path: the self-protection check resolves every
-// word of a command, before every tool call, and path objects cost ten times as much.
+// Plain string work rather than std::filesystem::path (normal_path): the self-protection check
+// resolves every word of a command, before every tool call, and path objects cost ten times as much.
 namespace {
-
-std::string normal_string(std::string_view p) { return normal_path(std::string(p)); }
 
 std::string parent_of(const std::string& abs) {
     size_t slash = abs.rfind('/');
@@ -76,7 +74,7 @@ std::string absolute_path(const std::string& path, const std::string& base, cons
         if (!h.empty()) p = h + (slash == std::string::npos ? std::string() : p.substr(slash));
     }
     if (p.empty() || p[0] != '/') p = (base.empty() ? std::string("/") : base) + "/" + p;
-    return normal_string(p);
+    return normal_path(p);
 }
 
 namespace {
@@ -121,7 +119,7 @@ std::string real_location(const std::string& abs) {
     std::string p = abs;
     // A symlink is followed by hand (dangling or not): a write through it lands where it points.
     for (int hops = 0; hops < 40; ++hops) {
-        std::string existing = normal_string(p);
+        std::string existing = normal_path(p);
         std::string rest;
         struct stat st {};
         while (::lstat(existing.c_str(), &st) != 0) {
@@ -134,7 +132,7 @@ std::string real_location(const std::string& abs) {
         if (!S_ISLNK(st.st_mode)) {
             std::string real = real_existing(existing, S_ISDIR(st.st_mode));
             if (real.empty()) return abs;
-            return normal_string(rest.empty() ? real : real + "/" + rest);
+            return normal_path(rest.empty() ? real : real + "/" + rest);
         }
         char buf[PATH_MAX];
         ssize_t n = ::readlink(existing.c_str(), buf, sizeof buf);
