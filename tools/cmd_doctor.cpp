@@ -7,6 +7,7 @@
 
 #include "cage/doctor.h"
 #include "common/error.h"
+#include "hook/install/failure_report.h"
 #include "hook/install/hermes_plugin.h"
 #include "tools/commands.h"
 #include "tools/grant_summary.h"
@@ -41,9 +42,14 @@ int run_doctor(const DoctorOptions& o) {
     cage::DoctorReport r = cage::diagnose(p, wd, o.max_abi, /*relay_linked=*/true);
     // relay.allow_ranges: the non-public ranges this network's resolver may answer with, which
     // the relay dials although it refuses every other private or reserved address.
+    const auto agents = install::agent_failure_reports(wd);
     if (o.json) {
         nlohmann::json j = cage::to_json(r);
         if (p.relay.enabled) j["relay_allow_ranges"] = p.relay.allow_ranges;
+        j["agents"] = nlohmann::json::array();
+        for (const auto& a : agents)
+            j["agents"].push_back({{"agent", a.agent}, {"where", a.where},
+                                   {"blocks_when_hook_fails", a.blocks}, {"detail", a.detail}});
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << grant_summary(p, wd, /*read_only=*/false) << cage::to_text(r);
@@ -53,6 +59,11 @@ int run_doctor(const DoctorOptions& o) {
             std::cout << "relay.allow_ranges: " << ranges
                       << " (the relay may dial these although they are not public addresses)\n";
         }
+        // Whether each agent blocks a call when the hook is dead or slow: the agent decides then.
+        for (const auto& a : agents)
+            std::cout << "agent " << a.agent << " (" << a.where << "): "
+                      << (a.blocks ? "a dead or slow hook blocks the call: " : "A DEAD OR SLOW HOOK LETS THE CALL RUN: ")
+                      << a.detail << '\n';
     }
     int plugin = o.hermes_home.empty() ? 0 : check_hermes_plugin(o, wd);
     return r.would_run && plugin == 0 ? 0 : 1;

@@ -47,6 +47,8 @@ Subcommand add_agent_commands(CLI::App& app, bool installing) {
     auto* claude = sub->add_subcommand("claude", "Claude Code: a PreToolUse hook in settings.json");
     claude->add_option("--settings", o->claude.settings,
                        "settings.json (default: ~/.claude/settings.json)");
+    claude->add_option("--claude-version", o->claude.claude_version,
+                       "The Claude Code version to report for (default: asked of `claude` on PATH)");
 
     auto* openclaw = sub->add_subcommand("openclaw", "OpenClaw: load and enable toolcage's plugin");
     openclaw->add_option(

@@ -5,16 +5,18 @@
 #include <cstring>
 #include <exception>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "common/decision_log.h"
 #include "common/error.h"
 #include "common/sanitizers.h"
 #include "tools/cli_hints.h"
 #include "tools/commands.h"
+#include "hook/pipeline/hook.h"
 #include "tools/hook_last_words.h"
 #include "fleet/forward.h"
 
@@ -48,12 +50,18 @@ std::vector<Subcommand> register_subcommands(CLI::App& app, int argc, char** arg
 
 // An agent that reads the hook's stdout must see a refusal even when the hook never ran (a
 // bad command line, an error that escaped): Hermes, as shipped, lets a call through when a
-// hook exits non-zero without output.
+// hook exits non-zero without output. The refusal is in the format --agent names.
 void refuse_hook_call(int argc, char** argv, const std::string& why) {
-    if (argc > 1 && std::strcmp(argv[1], "hook") == 0) {
-        nlohmann::json answer = {{"action", "block"}, {"message", "toolcage: hook.error: " + why}};
-        std::printf("%s\n", answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    if (argc < 2 || std::strcmp(argv[1], "hook") != 0) return;
+    std::optional<toolcage::hook::Agent> agent;
+    for (int i = 2; i < argc; ++i) {
+        std::string_view a = argv[i];
+        if (a == "--agent" && i + 1 < argc) agent = toolcage::hook::agent_from_string(argv[i + 1]);
+        if (a.starts_with("--agent=")) agent = toolcage::hook::agent_from_string(a.substr(8));
     }
+    toolcage::hook::hold_async_signals();
+    toolcage::hook::Answer answer = toolcage::hook::failure_answer(agent, why);
+    std::fputs(answer.out.c_str(), stdout);
 }
 
 // `toolcage SUB --version` as well as `toolcage --version`, at every level.
@@ -111,7 +119,7 @@ int run_main(int argc, char** argv) {
 // So: stdio flushed (std::cout writes through it), then _Exit. Under AddressSanitizer a normal
 // return, so that LeakSanitizer runs.
 int main(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "hook") == 0) toolcage::cli::arm_hook_last_words();
+    if (argc > 1 && std::strcmp(argv[1], "hook") == 0) toolcage::cli::arm_hook_last_words(argc, argv);
     // Every line the decision log gets also goes to the host's collector, if it names one.
     toolcage::set_log_forwarder(&toolcage::fleet::forward_to_collector);
     int rc = run_main(argc, argv);

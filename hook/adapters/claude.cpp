@@ -3,7 +3,8 @@
 // {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
 // "permissionDecisionReason":…,"updatedInput":{…}}}. updatedInput replaces the whole input, so
 // a cage rewrite (and the read-only cage's, for an allowed command) sends every original field
-// back with only the command changed.
+// back with only the command changed. An "ask" for a shell command carries the cage's rewrite
+// too, so that what a person approves runs caged.
 // On exit 2 Claude Code blocks the call and shows stderr to the model.
 #include <nlohmann/json.hpp>
 
@@ -92,7 +93,20 @@ Answer answer_claude(const ToolCall& call, const Outcome& o) {
             break;
         }
         case Decision::ask:
+            // What the person approves is what runs: a shell command asked about carries its
+            // cage rewrite, and Claude Code shows and runs that (updatedInput with "ask").
             out["permissionDecision"] = "ask";
+            if (call.kind == ToolKind::shell) {
+                if (o.rewrite.empty()) {  // no cage to run it in: an approval would run it bare
+                    out["permissionDecision"] = "deny";
+                    reason += " (refused, not asked: toolcage has no cage to run it in)";
+                    break;
+                }
+                json updated = call.input;
+                updated["command"] = o.rewrite;
+                out["updatedInput"] = std::move(updated);
+                reason += " (if approved, it runs inside toolcage's cage)";
+            }
             break;
         case Decision::deny:
             out["permissionDecision"] = "deny";

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "common/error.h"
+#include "hook/install/claude_version.h"
 #include "hook/install/install.h"
 #include "hook/install/json_file.h"
 #include "hook/install/steps.h"
@@ -38,6 +39,10 @@ ojson our_group(const std::string& command) {
     hook["type"] = "command";
     hook["command"] = command;
     hook["timeout"] = kTimeoutSeconds;
+    // Claude Code 2.1.295 and later then block a call whose hook could not answer (did not
+    // start, hung, crashed, exited with neither 0 nor 2); older ones accept the key and ignore
+    // it (2.1.197 was tried), so it is written whatever the version, ready for an upgrade.
+    hook["onFailure"] = "block";
     ojson group = ojson::object();
     group["matcher"] = kMatcher;
     group["hooks"] = ojson::array({hook});
@@ -145,7 +150,9 @@ Outcome install_claude(const ClaudeOptions& o) {
         changes.add(FileEdit{s.file, json_after(s.file, s.original, value, false),
                              "added toolcage's PreToolUse hook (" +
                                  group["hooks"][0]["command"].get<std::string>() + ")"});
-        return finish(changes, o.dry_run, "claude (" + s.file.path.string() + ")", kNote);
+        Outcome out = finish(changes, o.dry_run, "claude (" + s.file.path.string() + ")", kNote);
+        out.out += hook_failure_report(detect_claude(o.claude_version)) + "\n";
+        return out;
     } catch (const Error& e) {
         return by_hand(path, e.what(), group);
     }

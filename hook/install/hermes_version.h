@@ -6,13 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "hook/install/program_probe.h"
+
 namespace toolcage::install {
 
-struct HermesVersion {
-    int major = 0, minor = 0, patch = 0;
-    std::string text;  // as Hermes states it: "0.20.3"
-    bool at_least(int ma, int mi, int pa) const;
-};
+using HermesVersion = ProgramVersion;
 
 // "0.20.3" (an optional leading v, anything after the third number ignored); nullopt otherwise.
 std::optional<HermesVersion> parse_hermes_version(std::string_view s);

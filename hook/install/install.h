@@ -27,6 +27,7 @@ struct HermesOptions {
 struct ClaudeOptions {
     std::string settings;  // settings.json; empty: ~/.claude/settings.json
     std::string policy;    // passed to the hook as --policy; empty: the default
+    std::string claude_version;  // X.Y.Z; empty: asked of the `claude` on PATH
     bool dry_run = false;
 };
 

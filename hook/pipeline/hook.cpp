@@ -1,8 +1,11 @@
 #include "hook/pipeline/hook.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <initializer_list>
+#include <new>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +20,7 @@
 #include "hook/decision/audit_mode.h"
 #include "hook/decision/decide.h"
 #include "hook/decision/soul.h"
+#include "hook/pipeline/process_bounds.h"
 
 namespace toolcage::hook {
 
@@ -197,6 +201,10 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
             if (o.audit) result.err += verdict_message(o.verdict) + "\n";
         } catch (const Refusal&) {
             throw;
+        } catch (const std::bad_alloc&) {
+            throw Refusal{agent, std::string("the call is too complex to judge: judging it needed more "
+                                             "memory than the hook allows itself (") +
+                                     kAddressSpaceText + "); split the command into simpler ones"};
         } catch (const std::exception& e) {
             throw Refusal{agent, std::string("internal error: ") + e.what()};
         } catch (...) {
@@ -235,6 +243,13 @@ bool write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+void hold_async_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGALRM, SIGTERM, SIGINT, SIGHUP, SIGXCPU}) sigaddset(&set, sig);
+    ::sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
 int run_hook(const HookOptions& opts, const PolicyLoader& load) {
     // One byte past the limit tells "exactly the limit" from "more".
     std::string payload;
@@ -259,6 +274,7 @@ int run_hook(const HookOptions& opts, const PolicyLoader& load) {
     } else {
         r = handle_payload(payload, opts, load, env_from_process());
     }
+    hold_async_signals();
     bool ok = write_all(STDOUT_FILENO, r.out);
     write_all(STDERR_FILENO, r.err);
     // An answer that did not reach the agent is no answer: refuse.

@@ -36,4 +36,8 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
 // Reads stdin, runs handle_payload, writes stdout and stderr; returns the exit code.
 int run_hook(const HookOptions& opts, const PolicyLoader& load);
 
+// Holds off the signals that would make the hook's last words (its deadline, a termination
+// request) once its own answer is being written: an agent must read one answer, not two.
+void hold_async_signals();
+
 }  // namespace toolcage::hook

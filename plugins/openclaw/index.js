@@ -1,6 +1,6 @@
 // toolcage for OpenClaw: a before_tool_call handler that hands every exec and file write to
 // `toolcage hook --agent openclaw` and turns its answer into OpenClaw's: deny blocks, cage
-// rewrites the command, ask requires a person's approval. Anything that goes wrong on the way
+// rewrites the command, ask requires a person's approval (and runs the approved command caged). Anything that goes wrong on the way
 // (no binary, a timeout, an answer that is not what toolcage writes) blocks the call.
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -165,8 +165,20 @@ export function mapAnswer(toolName, params, result) {
       }
       return { params: { ...params, command: answer.command } };
     case "ask": {
-      const what = SHELL_TOOLS.has(toolName) ? `\n\n${String(params.command ?? "")}` : "";
+      // What a person approves is what runs: a shell command asked about comes with its cage
+      // rewrite, and OpenClaw runs these params once approved. Without one, nothing to approve.
+      let rewritten;
+      if (SHELL_TOOLS.has(toolName)) {
+        if (typeof answer.command !== "string" || answer.command.length === 0) {
+          return block(`${reason} (refused, not asked: the hook named no cage to run it in)`);
+        }
+        rewritten = { params: { ...params, command: answer.command } };
+      }
+      const what = SHELL_TOOLS.has(toolName)
+        ? `\n\n${String(params.command ?? "")}\n\nruns, if approved, inside toolcage's cage as:\n${answer.command}`
+        : "";
       return {
+        ...rewritten,
         requireApproval: {
           title: `toolcage: approve this ${toolName} call?`,
           description: `${reason}${what}`,

@@ -108,7 +108,9 @@ TEST_CASE("claude: in the home directory there is no workspace: a command to cag
     toolcage::test::write_file(f.home + "/proj/Makefile", "all:\n");
     json p = decision_of(f.hook(claude_bash("ls", f.home + "/proj")));
     CHECK(p["updatedInput"]["command"].get<std::string>().find("--workspace '" + f.home + "/proj'") != std::string::npos);
-    CHECK_FALSE(decision_of(f.hook(claude_bash("pwd", f.home))).contains("updatedInput"));
+    // What a person may approve there runs in toolcage's cage, never bare.
+    json pwd = decision_of(f.hook(claude_bash("pwd", f.home)));
+    CHECK(pwd["updatedInput"]["command"].get<std::string>().starts_with("'" + std::string(TOOLCAGE_BIN) + "' run "));
 }
 
 TEST_CASE("claude: a caged command is allowed with the whole input, command rewritten", "[claude]") {
@@ -136,6 +138,34 @@ TEST_CASE("claude: destructive commands are denied, asked ones asked", "[claude]
     json ask = decision_of(f.hook(claude_bash("echo ask-me", f.ws), {"--policy", f.ask_policy(false)}));
     CHECK(ask["permissionDecision"] == "ask");
     CHECK(ask["permissionDecisionReason"].get<std::string>().find("test.ask-me") != std::string::npos);
+}
+
+TEST_CASE("claude: an ask for a command toolcage would cage carries the cage, so that what a person approves "
+          "runs caged",
+          "[claude]") {
+    HookFixture f;
+    std::string on_cage_ask = f.root / "on-cage-ask.json";
+    toolcage::test::write_file(on_cage_ask, R"({"name": "on-cage-ask", "extends": "default", "on_cage": "ask"})");
+    std::string rule_ask = f.ask_policy(false);
+    for (const auto& [cmd, policy] : {std::pair<std::string, std::string>{"make test", on_cage_ask},
+                                      {"echo ask-me", rule_ask}}) {
+        INFO(cmd);
+        json h = decision_of(f.hook(claude_bash(cmd, f.ws), {"--policy", policy}));
+        CHECK(h["permissionDecision"] == "ask");
+        REQUIRE(h.contains("updatedInput"));
+        json u = h["updatedInput"];
+        CHECK(u["description"] == "Run a command");  // the whole input, only the command changed
+        CHECK(u["timeout"] == 120000);
+        std::string rw = u["command"];
+        CHECK(with_step_id_as_id(rw) == "'" + std::string(TOOLCAGE_BIN) + "' run --policy '" + policy +
+                                            "' --step-id ID --workdir '" + f.ws + "' --workspace '" + f.ws +
+                                            "' -- /bin/bash -c " + toolcage::classify::detail::single_quoted(cmd));
+        CHECK(h["permissionDecisionReason"].get<std::string>().find("runs inside toolcage's cage") != std::string::npos);
+    }
+    // A file write asked about has no command to rewrite: asked as it is.
+    json w = decision_of(f.hook(claude_payload("Write", {{"file_path", "/tmp/toolcage-never-written"}, {"content", "x"}}, f.ws)));
+    CHECK(w["permissionDecision"] == "ask");
+    CHECK_FALSE(w.contains("updatedInput"));
 }
 
 TEST_CASE("claude: a Write of a 2 MiB file is answered like any other", "[claude]") {

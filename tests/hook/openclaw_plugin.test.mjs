@@ -137,14 +137,30 @@ test("tools the plugin does not watch are not sent to the hook", async () => {
   assert.equal(await h({ toolName: "web_search", params: { query: "x" } }, ctx), undefined);
 });
 
-test("ask becomes a critical approval request", async () => {
-  const bin = script("ask-toolcage", `cat >/dev/null; echo '{"decision":"ask","rule":"x.y","reason":"toolcage: x.y: why"}'`);
+test("ask becomes a critical approval request whose approved command runs caged", async () => {
+  const bin = script("ask-toolcage", `cat >/dev/null; echo '{"decision":"ask","rule":"x.y","reason":"toolcage: x.y: why","command":"toolcage run -- echo hi"}'`);
   const h = plugin.createHandler({ bin, workspace: () => ws });
-  const r = await h({ toolName: "exec", params: { command: "echo hi" } }, ctx);
+  const r = await h({ toolName: "exec", params: { command: "echo hi", timeout: 5 } }, ctx);
   assert.equal(r.requireApproval.severity, "critical");
   assert.match(r.requireApproval.title, /toolcage/);
   assert.match(r.requireApproval.description, /x\.y: why/);
   assert.match(r.requireApproval.description, /echo hi/);
+  // OpenClaw runs these params once a person approves (its before_tool_call keeps params and
+  // requireApproval of one handler together).
+  assert.deepEqual(r.params, { command: "toolcage run -- echo hi", timeout: 5 });
+});
+
+test("an ask for a shell command without a cage to run it in is refused, not asked", async () => {
+  const bin = script("ask-bare", `cat >/dev/null; echo '{"decision":"ask","rule":"x.y","reason":"toolcage: x.y: why"}'`);
+  const h = plugin.createHandler({ bin, workspace: () => ws });
+  const r = await h({ toolName: "exec", params: { command: "echo hi" } }, ctx);
+  assert.equal(r.block, true, JSON.stringify(r));
+  assert.equal(r.requireApproval, undefined);
+  assert.match(r.blockReason, /no cage/);
+  // a file tool's ask has nothing to rewrite: asked as it is
+  const f = await h({ toolName: "write", params: { path: "a", content: "" } }, ctx);
+  assert.equal(f.requireApproval.severity, "critical");
+  assert.equal(f.params, undefined);
 });
 
 test("an ask from the real hook (policy named by SOUL.md) becomes an approval request", async () => {
@@ -170,6 +186,9 @@ test("an ask from the real hook (policy named by SOUL.md) becomes an approval re
   const r = await h({ toolName: "exec", params: { command: "echo ask-me" } }, ctx);
   assert.equal(r.requireApproval.severity, "critical", JSON.stringify(r));
   assert.match(r.requireApproval.description, /test\.ask-me/);
+  // approved, the command runs in toolcage's cage of this workspace
+  assert.match(r.params.command, runPrefix(bin, "ask-test", ws2));
+  assert.match(r.params.command, /echo ask-me/);
   assert.equal((await h({ toolName: "exec", params: { command: "cd sub" } }, ctx)).params.command, "builtin cd './sub'");
 });
 

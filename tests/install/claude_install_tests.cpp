@@ -1,5 +1,8 @@
 // `toolcage install claude` / `uninstall claude` against settings.json files in /tmp.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/install/harness.h"
@@ -181,4 +184,95 @@ TEST_CASE("install claude refuses bad input and changes nothing", "[install][cla
         CHECK(r.err.find("not a policy name") != std::string::npos);
         CHECK(read_file(d / "settings.json") == kSettings);
     }
+}
+
+TEST_CASE("install claude makes a failing hook block the call, and says whether this Claude Code honours it",
+          "[install][claude]") {
+    TempDir d;
+    write_file(d / "settings.json", "{}\n");
+    Run r = install(d, {"--claude-version", "2.1.332"});
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    ojson hook = ojson::parse(read_file(d / "settings.json"))["hooks"]["PreToolUse"][0]["hooks"][0];
+    CHECK(hook["onFailure"] == "block");
+    CHECK(r.out.find("Claude Code 2.1.332 (as given by --claude-version): a hook that cannot start, hangs past "
+                     "its timeout or crashes blocks the call") != std::string::npos);
+    // An older one: said plainly, with what to do.
+    Run old = install(d, {"--claude-version", "2.1.197"});
+    CHECK(old.out.find("Claude Code 2.1.197") != std::string::npos);
+    CHECK(old.out.find("ignores onFailure") != std::string::npos);
+    CHECK(old.out.find("lets the call run as sent") != std::string::npos);
+    CHECK(old.out.find("upgrade Claude Code") != std::string::npos);
+}
+
+TEST_CASE("install claude reads the version of the Claude Code on PATH from its package", "[install][claude]") {
+    TempDir d;
+    write_file(d / "settings.json", "{}\n");
+    // npm's layout: bin/claude links into the package, whose package.json holds the version.
+    std::string pkg = (d / "npm/node_modules/@anthropic-ai/claude-code").string();
+    write_file(pkg + "/package.json", R"({"name": "@anthropic-ai/claude-code", "version": "2.1.301"})");
+    write_file(pkg + "/bin/claude.exe", "#!/bin/sh\necho 9.9.9\n", 0755);
+    std::filesystem::create_directories(d / "bin");
+    REQUIRE(::symlink((pkg + "/bin/claude.exe").c_str(), (d / "bin/claude").c_str()) == 0);
+    Run on_path = run_toolcage({"install", "claude", "--dry-run", "--settings", (d / "settings.json").string()},
+                               d.str(), {"PATH=" + (d / "bin").string() + ":/usr/bin:/bin"});
+    INFO(on_path.out << on_path.err);
+    CHECK(on_path.out.find("Claude Code 2.1.301 (package.json of " + (d / "bin/claude").string() + ")") !=
+          std::string::npos);
+    // Without a package, `claude --version` answers.
+    write_file(pkg + "/package.json", R"({"name": "something-else", "version": "1.0.0"})");
+    Run asked = run_toolcage({"install", "claude", "--dry-run", "--settings", (d / "settings.json").string()},
+                             d.str(), {"PATH=" + (d / "bin").string() + ":/usr/bin:/bin"});
+    CHECK(asked.out.find("Claude Code 9.9.9") != std::string::npos);
+    // None on PATH: unknown, and said so.
+    Run none = run_toolcage({"install", "claude", "--dry-run", "--settings", (d / "settings.json").string()},
+                            d.str(), {"PATH=/nonexistent"});
+    CHECK(none.out.find("Claude Code's version is unknown (no `claude` on PATH") != std::string::npos);
+}
+
+TEST_CASE("doctor says whether a dead or slow Claude Code hook blocks the call", "[install][claude][doctor]") {
+    TempDir d;
+    std::string pkg = (d / "npm/node_modules/@anthropic-ai/claude-code").string();
+    write_file(pkg + "/package.json", R"({"name": "@anthropic-ai/claude-code", "version": "2.1.332"})");
+    write_file(pkg + "/bin/claude.exe", "#!/bin/sh\nexit 1\n", 0755);
+    std::filesystem::create_directories(d / "bin");
+    REQUIRE(::symlink((pkg + "/bin/claude.exe").c_str(), (d / "bin/claude").c_str()) == 0);
+    std::filesystem::create_directories(d / "proj/.git");
+    const std::string settings = (d / "proj/.claude/settings.json").string();
+    write_file(settings, "{}\n");
+    REQUIRE(run_toolcage({"install", "claude", "--settings", settings}, d.str()).code == 0);
+    const std::vector<std::string> env = {"PATH=" + (d / "bin").string() + ":/usr/bin:/bin"};
+    auto agents = [&] {
+        Run r = run_toolcage({"doctor", "--json", "--workdir", (d / "proj").string()}, d.str(), env);
+        INFO(r.out << r.err);
+        ojson doc = ojson::parse(r.out, nullptr, false);
+        REQUIRE(doc.is_object());
+        ojson mine = ojson::array();
+        for (const auto& a : doc["agents"])
+            if (a["where"] == settings) mine.push_back(a);
+        return mine;
+    };
+    ojson a = agents();
+    REQUIRE(a.size() == 1);
+    CHECK(a[0]["agent"] == "claude");
+    CHECK(a[0]["blocks_when_hook_fails"] == true);
+    CHECK(a[0]["detail"].get<std::string>().find("Claude Code 2.1.332") != std::string::npos);
+    // The text report says the same in one line.
+    Run text = run_toolcage({"doctor", "--workdir", (d / "proj").string()}, d.str(), env);
+    CHECK(text.out.find("agent claude (" + settings + "): a dead or slow hook blocks the call") != std::string::npos);
+    // An entry without onFailure (an older install) does not block: said, with the fix.
+    ojson s = ojson::parse(read_file(settings));
+    s["hooks"]["PreToolUse"][0]["hooks"][0].erase("onFailure");
+    write_file(settings, s.dump(2));
+    a = agents();
+    REQUIRE(a.size() == 1);
+    CHECK(a[0]["blocks_when_hook_fails"] == false);
+    CHECK(a[0]["detail"].get<std::string>().find("run `toolcage install claude` again") != std::string::npos);
+    // onFailure in an older Claude Code: does not block either.
+    REQUIRE(run_toolcage({"install", "claude", "--settings", settings}, d.str()).code == 0);
+    write_file(pkg + "/package.json", R"({"name": "@anthropic-ai/claude-code", "version": "2.1.200"})");
+    a = agents();
+    REQUIRE(a.size() == 1);
+    CHECK(a[0]["blocks_when_hook_fails"] == false);
+    CHECK(a[0]["detail"].get<std::string>().find("ignores onFailure") != std::string::npos);
 }
