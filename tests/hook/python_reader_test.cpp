@@ -1,5 +1,11 @@
 // Code judged by the interpreter's own reading: whatever toolcage lets execute_code or a
 // `python3 -c` run without a writable cage, the real python3 reads as the same pure code.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "fixture.h"
@@ -174,4 +180,44 @@ TEST_CASE("hermes: a python3 -c one-liner python3 reads otherwise is caged, not 
     std::string rw = parse_out(hidden)["args"]["command"];
     CHECK(rw.find(" run ") != std::string::npos);
     CHECK(rw.find("--read-only") == std::string::npos);
+}
+
+TEST_CASE("python reader: the reader can neither write nor connect nor see the environment", "[python]") {
+    // A stand-in for python3 that tries: a file in the scratch directory, a TCP connection to a
+    // listener of the test's, the caller's HOME and descriptors. It reports on stderr, as the
+    // checker reports a refusal.
+    TempDir dir(TOOLCAGE_HOOK_TEST_DIR);
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(listener >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listener, 4) == 0);
+    REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    const std::string target = dir / "escaped";
+    const std::string fake = dir / "python3";
+    write_file(fake, "#!/bin/bash\n"
+                     "r=''\n"
+                     "if (echo x > '" + target + "') 2>/dev/null; then r+='wrote '; else r+='no-write '; fi\n"
+                     "if (exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(ntohs(addr.sin_port)) +
+                         ") 2>/dev/null; then r+='connected '; else r+='no-connect '; fi\n"
+                     "r+=\"home=${HOME-unset} fds=$(ls /proc/self/fd | tr '\\n' ,)\"\n"
+                     "printf '%s' \"$r\" >&2\n"
+                     "exit 3\n");
+    REQUIRE(::chmod(fake.c_str(), 0755) == 0);
+    // Unconfined, the same program writes and connects.
+    RunResult free_run = run_binary(fake, {}, "", {{"HOME", "/root"}});
+    INFO(free_run.err);
+    CHECK(free_run.err.find("wrote connected home=/root") != std::string::npos);
+    REQUIRE(::unlink(target.c_str()) == 0);
+    // As the reader it does neither.
+    auto r = toolcage::hook::read_with_python("print(1)", fake.c_str());
+    INFO(r.why);
+    CHECK_FALSE(r.ok);
+    CHECK(r.why.find("no-write no-connect home=unset fds=0,1,2,3,") != std::string::npos);
+    struct stat st {};
+    CHECK(::stat(target.c_str(), &st) != 0);
+    ::close(listener);
 }
