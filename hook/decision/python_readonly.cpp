@@ -1,10 +1,7 @@
 #include "hook/decision/python_readonly.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <iterator>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -105,12 +102,10 @@ private:
         if (c == '\n') {
             ++line_;
             ++pos_;
-        } else if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
+        } else if (c == ' ' || c == '\t') {  // the text is outside_agreed_text's: no CR, no FF
             ++pos_;
         } else if (c == '#') {
             while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
-        } else if (c == '\\' && pos_ + 1 < src_.size() && (src_[pos_ + 1] == '\n' || src_[pos_ + 1] == '\r')) {
-            pos_ += 2;
         } else if (c == '\0') {
             fail("a NUL byte");
         } else if (static_cast<unsigned char>(c) >= 0x80) {
