@@ -394,6 +394,9 @@ PythonReading read_with_python(std::string_view code, const char* python) {
     char* envp[] = {nullptr};
     ReaderSetup setup{python, in.fd, out_w.fd, err_w.fd, ruleset.fd,
                       sock_fprog{static_cast<unsigned short>(filter.size()), filter.data()}, argv, envp};
+    // A SIGCHLD left ignored by whoever started us would make the kernel reap the reader, and
+    // its exit status, the verdict's ground, would be lost.
+    ::signal(SIGCHLD, SIG_DFL);
     const long deadline = now_ms() + kDeadlineMs;
     const pid_t pid = ::fork();
     if (pid < 0) return failed(std::string("fork(): ") + std::strerror(errno));
@@ -405,7 +408,7 @@ PythonReading read_with_python(std::string_view code, const char* python) {
     const int status = reap(pid, deadline);
     if (c.deadline) return failed("python3 did not read the code within 2 s");
     if (c.too_long) return failed("python3's report of the code is longer than 16 MiB");
-    if (status == -1 || !WIFEXITED(status)) return failed("python3 was killed while reading the code");
+    if (status == -1 || !WIFEXITED(status)) return failed("python3 was killed while reading the code, or its status was lost");
     const int rc = WEXITSTATUS(status);
     if (rc == 126) return failed("python3 could not be confined to read the code");
     if (rc == 127) return failed(std::string(python) + " could not be started");

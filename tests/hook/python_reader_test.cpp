@@ -1,6 +1,7 @@
 // Code judged by the interpreter's own reading: whatever toolcage lets execute_code or a
 // `python3 -c` run without a writable cage, the real python3 reads as the same pure code.
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -136,6 +137,14 @@ TEST_CASE("python reader: whatever is read-only, python3 reads as the same pure 
     }
     // Python ignores a cookie on line 3: the code is the comment it looks like.
     CHECK_FALSE(python_sees_system(kOdd[0].code));
+}
+
+TEST_CASE("python reader: a SIGCHLD its starter left ignored does not lose the reader's status", "[python]") {
+    auto* before = ::signal(SIGCHLD, SIG_IGN);
+    auto r = read_with_python("print(1)");
+    ::signal(SIGCHLD, before);
+    INFO(r.why);
+    CHECK(r.ok);
 }
 
 TEST_CASE("python reader: no interpreter, a failing one or an empty report is a refusal", "[python]") {
