@@ -61,7 +61,7 @@ void BM_python_read_only(benchmark::State& state) {
     const std::string code =
         "import json, math\nrows = [{'x': i, 'y': math.sqrt(i)} for i in range(100)]\n"
         "print(json.dumps(rows[:3], indent=2))\nprint(f'{len(rows)} rows')\n";
-    for (auto _ : state) benchmark::DoNotOptimize(hook::check_python_read_only(code));
+    for (auto _ : state) benchmark::DoNotOptimize(hook::check_python_text(code));
 }
 BENCHMARK(BM_python_read_only);
 

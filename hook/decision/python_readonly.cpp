@@ -1,86 +1,22 @@
 #include "hook/decision/python_readonly.h"
 
-#include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <iterator>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "hook/decision/python_modules.h"
+#include "hook/decision/python_reader.h"
+#include "hook/decision/python_tokens.h"
 
 namespace toolcage::hook {
 
 namespace {
 
-// Names that open files, run programs, reach modules that do, or reach the interpreter's
-// frames and namespaces; refused wherever they appear (name, attribute, keyword argument).
-constexpr std::string_view kRefusedNames[] = {
-    "open",       "exec",       "eval",        "compile",     "globals",    "locals",
-    "vars",       "getattr",    "setattr",     "delattr",     "input",      "breakpoint",
-    "help",       "license",    "credits",     "copyright",   "os",         "sys",
-    "subprocess", "shutil",     "socket",      "pathlib",     "io",         "codecs",
-    "ctypes",     "importlib",  "builtins",    "pickle",      "marshal",    "shelve",
-    "tempfile",   "glob",       "fcntl",       "posix",       "pty",        "signal",
-    "multiprocessing", "threading", "asyncio", "urllib",      "http",       "ftplib",
-    "smtplib",    "requests",   "hermes_tools", "modules",    "system",     "popen",
-    "spawn",      "fork",       "forkpty",     "kill",        "unlink",     "remove",
-    "removedirs", "rmdir",      "rmtree",      "mkdir",       "makedirs",   "chmod",
-    "chown",      "symlink",    "link",        "truncate",    "write",      "writelines",
-    "write_text", "write_bytes", "touch",      "rename",      "renames",    "terminal",
-    "load_module", "exec_module", "f_builtins", "f_globals"};
-
-// Frame and code objects lead back to every namespace.
-constexpr std::string_view kFrameNames[] = {
-    "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code",
-    "f_back",   "f_locals", "f_code",  "tb_frame", "tb_next", "co_code"};
-
-template <size_t N>
-bool in(const std::string_view (&list)[N], std::string_view s) {
-    return std::find(std::begin(list), std::end(list), s) != std::end(list);
-}
-
-bool refused_name(std::string_view s) { return in(kRefusedNames, s) || in(kFrameNames, s); }
-
-// An attribute any object may be asked for: public (a leading underscore is a module's or a
-// class's internals: random._os, tempfile._os) and not one of the names above.
-bool plain_attribute(std::string_view s) { return !s.empty() && s[0] != '_' && !refused_name(s); }
+using Token = PyToken;
+using Kind = PyToken::Kind;
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// str.format and format_map look attributes up by the names in their fields: "{0._os}" reads
-// what `x._os` would. Every name after a dot inside a field must be a plain attribute.
-std::string bad_format_attribute(std::string_view s) {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] != '{') continue;
-        if (i + 1 < s.size() && s[i + 1] == '{') {
-            ++i;
-            continue;
-        }
-        std::size_t end = s.find('}', i);
-        std::string_view field = s.substr(i + 1, end == std::string_view::npos ? std::string_view::npos : end - i - 1);
-        for (std::size_t k = 0; k < field.size(); ++k) {
-            if (field[k] != '.') continue;
-            std::size_t b = k + 1;
-            while (b < field.size() && is_ident_char(field[b])) ++b;
-            std::string_view name = field.substr(k + 1, b - k - 1);
-            if (!plain_attribute(name)) return std::string(name);
-        }
-        if (end == std::string_view::npos) break;
-        i = end;
-    }
-    return {};
-}
-
-enum class Kind { name, op, string, number };
-
-struct Token {
-    Kind kind;
-    std::string text;
-    int line;
-};
 
 struct Failure {
     std::string why;
@@ -166,12 +102,10 @@ private:
         if (c == '\n') {
             ++line_;
             ++pos_;
-        } else if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
+        } else if (c == ' ' || c == '\t') {  // the text is outside_agreed_text's: no CR, no FF
             ++pos_;
         } else if (c == '#') {
             while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
-        } else if (c == '\\' && pos_ + 1 < src_.size() && (src_[pos_ + 1] == '\n' || src_[pos_ + 1] == '\r')) {
-            pos_ += 2;
         } else if (c == '\0') {
             fail("a NUL byte");
         } else if (static_cast<unsigned char>(c) >= 0x80) {
@@ -244,10 +178,7 @@ private:
             tokens_.push_back({Kind::string, decoded, start_line});
         }
         const std::string& whole = tokens_.back().text;
-        if (whole.find("__") != std::string::npos) fail("a string that spells a dunder name");
-        if (refused_name(whole)) fail("a string that names \"" + whole + "\"");
-        if (std::string a = bad_format_attribute(whole); !a.empty())
-            fail("a format field that reads the attribute \"" + a + "\"");
+        if (std::string why = refused_string(whole); !why.empty()) fail(why);
     }
 
     // Finds the end of the string literal whose opening quote is at `at`. In an f-string,
@@ -348,137 +279,66 @@ private:
     std::vector<Token> tokens_;
 };
 
-// The names and import statements, over the token stream. Imports name listed modules only;
-// a module is used only as `module.name` with a listed name; any other attribute is public.
-void check_tokens(const std::vector<Token>& t) {
-    auto fail = [](const Token& at, const std::string& what) -> void {
-        throw Failure{"line " + std::to_string(at.line) + ": " + what};
-    };
-    auto is_op = [&](size_t i, char c) { return i < t.size() && t[i].kind == Kind::op && t[i].text[0] == c; };
-    auto is_name = [&](size_t i, std::string_view n = {}) {
-        return i < t.size() && t[i].kind == Kind::name && (n.empty() || t[i].text == n);
-    };
-    // First the imports: which names are modules, and which tokens the import statements hold.
-    std::map<std::string, std::string> modules;  // the name in the program -> the module
-    std::vector<bool> in_import(t.size(), false);
-    for (size_t i = 0; i < t.size(); ++i) {
-        if (i > 0 && is_op(i - 1, '.')) continue;  // an attribute named import or from
-        if (is_name(i, "import")) {
-            // import a [as b], c ...
-            size_t k = i + 1;
-            while (true) {
-                if (!is_name(k)) fail(t[i], "an import this check cannot read");
-                const std::string& m = t[k].text;
-                if (!pure_module(m)) fail(t[k], "import of " + m);
-                if (is_op(k + 1, '.')) fail(t[k], "import of a submodule of " + m);
-                std::string as = m;
-                ++k;
-                if (is_name(k, "as")) {
-                    if (!is_name(k + 1)) fail(t[i], "an import this check cannot read");
-                    as = t[k + 1].text;
-                    k += 2;
-                }
-                modules[as] = m;
-                if (!is_op(k, ',')) break;
-                ++k;
-            }
-            std::fill(in_import.begin() + static_cast<long>(i), in_import.begin() + static_cast<long>(k), true);
-            i = k - 1;
-        } else if (is_name(i, "from")) {
-            size_t k = i + 1;
-            if (is_op(k, '.')) fail(t[i], "a relative import");
-            if (!is_name(k)) continue;  // yield from / raise ... from
-            size_t after = k + 1;
-            while (is_op(after, '.') && is_name(after + 1)) after += 2;
-            if (!is_name(after, "import")) continue;
-            const std::string& m = t[k].text;
-            if (!pure_module(m)) fail(t[k], "import from " + m);
-            if (after != k + 1) fail(t[k], "import from a submodule of " + m);
-            k = after + 1;
-            if (is_op(k, '*')) fail(t[after], "import *");
-            bool paren = is_op(k, '(');
-            if (paren) ++k;
-            while (true) {
-                if (!is_name(k)) fail(t[i], "an import this check cannot read");
-                if (!pure_module_name(m, t[k].text)) fail(t[k], "import of " + m + "." + t[k].text);
-                ++k;
-                if (is_name(k, "as")) {
-                    if (!is_name(k + 1)) fail(t[i], "an import this check cannot read");
-                    k += 2;
-                }
-                if (!is_op(k, ',')) break;
-                ++k;
-                if (paren && is_op(k, ')')) break;
-            }
-            if (paren) {
-                if (!is_op(k, ')')) fail(t[i], "an import this check cannot read");
-                ++k;
-            }
-            std::fill(in_import.begin() + static_cast<long>(i), in_import.begin() + static_cast<long>(k), true);
-            i = k - 1;
-        }
-    }
-    for (size_t i = 0; i < t.size(); ++i) {
-        if (t[i].kind != Kind::name) continue;
-        const std::string& n = t[i].text;
-        if (n.find("__") != std::string::npos) fail(t[i], "the dunder name " + n);
-        if (in_import[i]) continue;  // checked against the module's list above
-        const bool attribute = i > 0 && is_op(i - 1, '.');
-        // x.n: when x is a module, its list alone decides (re.compile is not compile()).
-        if (attribute && i >= 2 && is_name(i - 2) && !is_op(i - 3, '.') && modules.count(t[i - 2].text)) {
-            const std::string& m = modules[t[i - 2].text];
-            if (!pure_module_name(m, n))
-                fail(t[i], m + "." + n + ", which is not one of the names of " + m + " known to only compute");
+// The text on which this reading and Python's provably agree: printable ASCII, newlines and
+// tabs. Python ends a line at a lone CR, skips a form feed, decodes the whole file by a coding
+// cookie found anywhere in a comment of the first two lines (utf-7 hides code in what looks
+// like a comment), joins lines at a backslash, reads non-ASCII identifiers under NFKC: each
+// is a place where a second reading can differ from the interpreter's, so none is read here.
+std::string outside_agreed_text(std::string_view code) {
+    int line = 1;
+    auto at = [&](const std::string& what) { return "line " + std::to_string(line) + ": " + what; };
+    for (std::size_t i = 0; i < code.size(); ++i) {
+        const auto c = static_cast<unsigned char>(code[i]);
+        if (c == '\n') {
+            ++line;
             continue;
         }
-        if (refused_name(n)) fail(t[i], "the name " + n);
-        if (!attribute) {
-            // A module goes nowhere but into `module.name`: not into a variable, a call or a
-            // format string, where what it imported would be reachable.
-            if (modules.count(n) && !(is_op(i + 1, '.') && is_name(i + 2)))
-                fail(t[i], "the module " + n + " used otherwise than as " + n + ".NAME");
+        if (c == '\t' || (c >= 0x20 && c < 0x7f && c != '\\')) continue;
+        if (c == '\\') {
+            if (i + 1 < code.size() && code[i + 1] == '\n')
+                return at("a backslash at the end of a line (Python joins the lines)");
             continue;
         }
-        if (!plain_attribute(n)) fail(t[i], "the attribute " + n);
+        if (c == '\r') return at("a carriage return (Python ends a line there)");
+        if (c == 0) return at("a NUL byte");
+        if (c >= 0x80) return at("a byte outside ASCII");
+        return at("the control character " + std::to_string(c));
     }
+    // A cookie counts on the first two lines only; any "coding:" or "coding=" there is refused,
+    // whatever surrounds it.
+    std::size_t second_end = code.find('\n');
+    if (second_end != std::string_view::npos) second_end = code.find('\n', second_end + 1);
+    std::string head(code.substr(0, second_end));
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (std::size_t k = head.find("coding"); k != std::string::npos; k = head.find("coding", k + 1))
+        if (k + 6 < head.size() && (head[k + 6] == ':' || head[k + 6] == '='))
+            return "line " + std::to_string(head.substr(0, k).find('\n') == std::string::npos ? 1 : 2) +
+                   ": declares a source encoding";
+    return {};
 }
 
 }  // namespace
 
-PythonCheck check_python_read_only(std::string_view code) {
+PythonCheck check_python_text(std::string_view code) {
     constexpr size_t kMaxCode = 256 * 1024;
     if (code.size() > kMaxCode) return {false, "longer than 256 KiB"};
-    // A coding cookie in the first two lines changes how every byte is read (utf-7 can hide
-    // code in what looks like a comment).
-    size_t line_end = 0;
-    for (int line = 0; line < 2 && line_end <= code.size(); ++line) {
-        size_t start = line_end;
-        size_t end = code.find('\n', start);
-        if (end == std::string_view::npos) end = code.size();
-        std::string_view l = code.substr(start, end - start);
-        size_t hash = l.find('#');
-        if (hash != std::string_view::npos) {
-            std::string_view c = l.substr(hash);
-            size_t k = c.find("coding");
-            if (k != std::string_view::npos && k + 6 < c.size() && (c[k + 6] == ':' || c[k + 6] == '=')) {
-                size_t v = k + 7;
-                while (v < c.size() && (c[v] == ' ' || c[v] == '\t')) ++v;
-                std::string enc;
-                while (v < c.size() && (is_ident_char(c[v]) || c[v] == '-' || c[v] == '.'))
-                    enc += static_cast<char>(std::tolower(static_cast<unsigned char>(c[v++])));
-                if (enc != "utf-8" && enc != "utf8" && enc != "utf_8" && enc != "ascii" &&
-                    enc != "us-ascii")
-                    return {false, "line " + std::to_string(line + 1) + ": declares the source encoding " + enc};
-            }
-        }
-        line_end = end + 1;
-    }
+    if (std::string why = outside_agreed_text(code); !why.empty()) return {false, why};
     try {
         Scanner s(code, 1, 0);
-        check_tokens(s.run());
+        if (std::string why = judge_python_tokens(s.run()); !why.empty()) return {false, why};
     } catch (const Failure& f) {
         return {false, f.why};
     }
+    return {true, ""};
+}
+
+PythonCheck check_python_read_only(std::string_view code) {
+    PythonCheck ours = check_python_text(code);
+    if (!ours.read_only) return ours;
+    PythonReading theirs = read_with_python(code);
+    if (!theirs.ok) return {false, theirs.why};
+    if (std::string why = judge_python_tokens(theirs.tokens); !why.empty())
+        return {false, "as python3 reads it, " + why};
     return {true, ""};
 }
 

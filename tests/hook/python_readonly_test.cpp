@@ -110,3 +110,32 @@ TEST_CASE("the refusal names the line", "[python]") {
     CHECK_FALSE(r.read_only);
     CHECK(r.why.find("line 3") != std::string::npos);
 }
+
+TEST_CASE("our reading reads only text on which it agrees with Python", "[python]") {
+    using toolcage::hook::check_python_text;
+    const std::pair<const char*, const char*> refused[] = {
+        {"# comment\rimport os", "carriage return"},
+        {"print(1)\r\n", "carriage return"},
+        {"x = 1\f\nprint(x)", "control character 12"},
+        {"# c\vprint(1)", "control character 11"},
+        {"print('\xc3\xa9')", "outside ASCII"},
+        {"# c\xe2\x80\xa8print(1)", "outside ASCII"},
+        {"x = 1 + \\\n2", "backslash at the end of a line"},
+        {"# -*- coding: utf-7 -*-\nprint(1)", "line 1: declares a source encoding"},
+        {"# vim: set fileencoding=utf_7 :\nprint(1)", "source encoding"},
+        {"#coding=utf7\nprint(1)", "source encoding"},
+        {"# encodings; coding: utf_7\nprint(1)", "source encoding"},
+        {"#!/usr/bin/python3\n# CODING: utf-8\nprint(1)", "line 2: declares a source encoding"},
+        {"print(1)\x7f", "control character 127"},
+    };
+    for (const auto& [code, why] : refused) {
+        auto r = check_python_text(code);
+        INFO(code << "\n-> " << r.why);
+        CHECK_FALSE(r.read_only);
+        CHECK(r.why.find(why) != std::string::npos);
+    }
+    // "coding" without a ':' or '=' after it, or past line 2, declares nothing.
+    CHECK(check_python_text("# decoding is done below\nprint(1)").read_only);
+    CHECK(check_python_text("\n\n# coding: utf-7\nprint(1)").read_only);
+    CHECK(check_python_text("if 1:\n\tprint('a\\\\b')\n").read_only);
+}
