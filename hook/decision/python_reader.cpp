@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/containment/landlock_uapi.h"
+#include "hook/pipeline/process_bounds.h"
 
 namespace toolcage::hook {
 
@@ -134,8 +135,10 @@ if why:
     sys.exit(3)
 )PY";
 
-constexpr int kDeadlineMs = 2000;
-constexpr rlim_t kCpuSeconds = 2;
+// Half the hook's own deadline (hook/pipeline/process_bounds.h): a reader that takes longer is a
+// "not read-only" with its reason, not the hook's refusal of the whole call.
+constexpr int kDeadlineMs = static_cast<int>(toolcage::hook::kDeadline.count() / 2);
+constexpr rlim_t kCpuSeconds = 1;
 constexpr rlim_t kAddressSpace = 512ULL << 20;
 constexpr std::size_t kMaxReport = 16U << 20;  // the tokens of 256 KiB of code, many times over
 constexpr std::size_t kMaxMessage = 1024;
@@ -406,7 +409,7 @@ PythonReading read_with_python(std::string_view code, const char* python) {
     Collected c = collect(out_r.fd, err_r.fd, deadline);
     if (c.deadline || c.too_long) ::kill(pid, SIGKILL);
     const int status = reap(pid, deadline);
-    if (c.deadline) return failed("python3 did not read the code within 2 s");
+    if (c.deadline) return failed("python3 did not read the code within " + std::to_string(kDeadlineMs) + " ms");
     if (c.too_long) return failed("python3's report of the code is longer than 16 MiB");
     if (status == -1 || !WIFEXITED(status)) return failed("python3 was killed while reading the code, or its status was lost");
     const int rc = WEXITSTATUS(status);
