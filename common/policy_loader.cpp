@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_error.h"
 #include "common/path_text.h"
 #include "common/regular_file.h"
 #include "common/self_exe.h"
@@ -33,19 +34,6 @@ std::string not_a_policy_file(const fs::path& file) {
         return file.string() + ": is a directory, not a policy file; give the path of a policy .json file";
     if (fs::exists(file, ec)) return file.string() + ": not a regular file; give the path of a policy .json file";
     return file.string() + ": no such policy file; give the path of a policy .json file";
-}
-
-std::string line_col(const std::string& text, std::size_t byte) {
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return "line " + std::to_string(line) + " column " + std::to_string(col);
 }
 
 // Read whole into one string (no stream buffers: the hook reads a policy on every call);
@@ -74,11 +62,8 @@ json read_json_file(const fs::path& file) {
     try {
         return json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
     } catch (const json::parse_error& e) {
-        std::string what = e.what();
-        auto pos = what.find("]: ");  // drop nlohmann's "[json.exception.parse_error.101] " prefix
-        if (pos != std::string::npos) what = what.substr(pos + 3);
-        throw Error(file.string() + ": not valid JSON at " + line_col(text, e.byte > 0 ? e.byte - 1 : 0) +
-                    ": " + what + " (// and /* */ comments are allowed, trailing commas are not)");
+        throw Error(file.string() + ": not valid JSON at " + json_parse_problem(text, e) +
+                    " (// and /* */ comments are allowed, trailing commas are not)");
     }
 }
 

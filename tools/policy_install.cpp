@@ -43,7 +43,10 @@ int policy_install(const std::string& file, const std::string& given_name, bool 
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
         throw Error("policy install: " + file +
-                    ": no such file; give the path of a policy .json file");
+                    (fs::is_directory(file, ec) ? ": is a directory, not a policy file"
+                     : fs::exists(file, ec)     ? ": not a regular file"
+                                                : ": no such file") +
+                    "; give the path of a policy .json file");
     std::string name = given_name.empty() ? fs::path(file).stem().string() : given_name;
     if (!is_policy_name(name))
         throw Error("policy install: \"" + name +

@@ -1,11 +1,11 @@
 // `toolcage policy validate FILE|NAME`: every error, in one run.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cage/integrity/never_writable.h"
 #include "common/policy_loader.h"
+#include "common/regular_file.h"
 #include "profiles/compiled_profiles.h"
 #include "tools/policy_access.h"
 #include "tools/policy_commands.h"
@@ -17,9 +17,10 @@ namespace {
 // Override ids of the file itself that no rule has, read from its JSON when the policy as a whole
 // cannot be loaded: so that they are reported with the other errors, not after them are fixed.
 std::vector<std::string> unknown_overrides_in_file(const std::string& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return {};
-    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false, true);
+    // Bounded, and only a regular file (a directory or a FIFO is reported by the loader).
+    RegularFile f = read_regular_file(file, 1u << 20);
+    if (f.problem != RegularFile::Problem::none) return {};
+    nlohmann::json doc = nlohmann::json::parse(f.text, nullptr, false, true);
     if (!doc.is_object() || !doc.contains("overrides") || !doc["overrides"].is_object()) return {};
     Policy p;
     p.file = file;

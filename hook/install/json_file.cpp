@@ -1,23 +1,11 @@
 #include "hook/install/json_file.h"
 
 #include "common/error.h"
+#include "common/json_error.h"
 
 namespace toolcage::install {
 
 namespace {
-
-std::string line_col(const std::string& text, size_t byte) {
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < byte && i < text.size(); ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            col = 1;
-        } else {
-            ++col;
-        }
-    }
-    return "line " + std::to_string(line) + " column " + std::to_string(col);
-}
 
 std::string type_name(const ojson& v) {
     return v.type_name();
@@ -29,11 +17,8 @@ ojson parse_json_file(const FileState& file, const std::string& fix) {
     try {
         return ojson::parse(file.content);
     } catch (const ojson::parse_error& e) {
-        std::string what = e.what();
-        if (auto pos = what.find("]: "); pos != std::string::npos) what = what.substr(pos + 3);
-        throw Error(file.path.string() + ": not valid JSON at " +
-                    line_col(file.content, e.byte > 0 ? e.byte - 1 : 0) + ": " + what + "; " + fix +
-                    " (nothing was changed)");
+        throw Error(file.path.string() + ": not valid JSON at " + json_parse_problem(file.content, e) + "; " +
+                    fix + " (nothing was changed)");
     }
 }
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -244,4 +245,25 @@ TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it"
     RunResult doctor = run_toolcage(home, {"doctor", "--policy", home.dir / "ours.json", "--json"});
     auto doc = nlohmann::json::parse(doctor.out);
     CHECK(doc["relay_allow_ranges"] == nlohmann::json::array({"192.0.2.0/24"}));
+}
+
+TEST_CASE("policy validate and install say what is wrong with a file once, in words") {
+    Home home;
+    write_file(home.dir / "broken.json", "{\"name\": \"x\", \"extends\": \"default\",, }");
+    RunResult broken = run_toolcage(home, {"policy", "validate", home.dir / "broken.json"});
+    CHECK(broken.exit_code != 0);
+    const std::string said = broken.out + broken.err;
+    INFO(said);
+    CHECK(has(said, home.dir / "broken.json" + ": not valid JSON at line 1 column 36: syntax error"));
+    CHECK_FALSE(has(said, "json.exception"));
+    CHECK(said.find("column 36") == said.rfind("column 36"));  // the position once
+    // A directory is no policy: said so, by validate and install alike.
+    std::filesystem::create_directories(home.dir / "adir");
+    RunResult dir = run_toolcage(home, {"policy", "validate", home.dir / "adir"});
+    CHECK(dir.exit_code != 0);
+    CHECK(has(dir.out + dir.err, home.dir / "adir" + ": is a directory, not a policy file"));
+    CHECK_FALSE(has(dir.out + dir.err, "internal error"));
+    RunResult install = run_toolcage(home, {"policy", "install", home.dir / "adir"});
+    CHECK(install.exit_code != 0);
+    CHECK(has(install.err, home.dir / "adir" + ": is a directory, not a policy file"));
 }
