@@ -384,6 +384,23 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
         CageRefusal r{"connect",     host + (port ? ":" + std::to_string(port) : ""),
                       "the relay",   reason,
                       "relay.allow", ""};
+        // A request that named no host: plain HTTP (`curl http://…`), which the relay never
+        // forwards, whatever the host.
+        if (host.empty() && status == 405) {
+            r.target = "a plain http:// address";
+            r.field.clear();
+            r.fix = "the relay carries only HTTPS (CONNECT host:443); use the https:// address";
+            out.push_back(std::move(r));
+            continue;
+        }
+        // An allowed host that does not resolve was not refused: the name has no address.
+        if (reason.starts_with("cannot resolve ")) {
+            r.field.clear();
+            r.fix = "not a refusal: the relay dialled it, but the name does not resolve here (a typo, "
+                    "or this network's resolver does not know it)";
+            out.push_back(std::move(r));
+            continue;
+        }
         bool credential = std::find(kCredentialHosts.begin(), kCredentialHosts.end(), host) !=
                           kCredentialHosts.end();
         if (status == 407) {

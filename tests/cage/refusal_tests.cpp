@@ -566,6 +566,30 @@ TEST_CASE("the relay's refusals of one step are read from its log", "[cage][refu
     fs::remove_all(tmpl);
 }
 
+TEST_CASE("plain HTTP through the relay and a host that does not resolve are explained as what they are",
+          "[cage][refusal][unit]") {
+    char tmpl[] = "/tmp/refusal-log-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    std::string log = std::string(tmpl) + "/relay.jsonl";
+    {
+        std::ofstream out(log);
+        out << R"({"event":"connect","host":"","port":0,"verdict":"deny","status":405,"reason":"method GET is not allowed: this relay only tunnels CONNECT host:port","step":"dddd"})"
+            << '\n'
+            << R"({"event":"connect","host":"pypi.example.org","port":443,"verdict":"deny","status":502,"reason":"cannot resolve pypi.example.org: Name or service not known","step":"dddd"})"
+            << '\n';
+    }
+    auto v = relay_refusals(log, 0, "dddd");
+    fs::remove_all(tmpl);
+    REQUIRE(v.size() == 2);
+    CHECK(v[0].target == "a plain http:// address");
+    CHECK(v[0].field.empty());
+    CHECK(v[0].fix == "the relay carries only HTTPS (CONNECT host:443); use the https:// address");
+    CHECK(refusal_line(v[0]).find("refused a connection to a plain http:// address") != std::string::npos);
+    CHECK(v[1].target == "pypi.example.org:443");
+    CHECK(v[1].field.empty());
+    CHECK(v[1].fix.starts_with("not a refusal: the relay dialled it, but the name does not resolve"));
+}
+
 TEST_CASE("Landlock audit records of the step's domain are read as refusals",
           "[cage][refusal][unit]") {
     StepPaths paths{"/w", "/w", "/t/step", "/home/u"};
