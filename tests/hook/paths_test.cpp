@@ -3,6 +3,8 @@
 // as the kernel does (checked against realpath(3) where the path exists).
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +15,7 @@
 
 #include "common/path_resolver.h"
 #include "hook/call/paths.h"
+#include "tests/other_user.h"
 
 namespace fs = std::filesystem;
 using toolcage::hook::absolute_path;
@@ -200,4 +203,37 @@ TEST_CASE("PathResolver::trace follows 40 links and refuses the 41st, as the ker
     errno = 0;
     CHECK(::access(top.c_str(), F_OK) != 0);
     CHECK(errno == ELOOP);
+}
+
+TEST_CASE("PathResolver::trace as an ordinary user: a lookup the system refuses is an error, not a guess",
+          "[paths]") {
+    TempDir t;
+    const std::string D = t.path.string();
+    fs::create_directories(D + "/ws");
+    fs::create_directories(D + "/locked");
+    fs::create_symlink("../locked/secret", D + "/ws/lk");
+    ::chmod(D.c_str(), 0755);
+    ::chmod((D + "/ws").c_str(), 0755);
+    ::chmod((D + "/locked").c_str(), 0);  // no one but root may look inside
+    // The case's user: nobody when the tests run as root, else the tests' own user (mode 0 keeps
+    // even the owner out).
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        if (!testsupport::become_case_user(true)) ::_exit(10);
+        toolcage::PathResolver resolver;
+        auto refused = resolver.trace(D + "/ws/lk");
+        if (!refused.path.empty()) ::_exit(11);
+        if (refused.error != "readlink(\"" + D + "/locked/secret\"): Permission denied") ::_exit(12);
+        // resolve() falls back to the name as written; the workspace itself resolves as usual.
+        if (resolver.resolve(D + "/ws/lk") != D + "/ws/lk") ::_exit(13);
+        auto fine = resolver.trace(D + "/ws/new.txt");
+        if (!fine.error.empty() || fine.path != D + "/ws/new.txt") ::_exit(14);
+        ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    ::chmod((D + "/locked").c_str(), 0700);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
