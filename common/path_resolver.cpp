@@ -101,13 +101,14 @@ Resolution PathResolver::trace(const std::string& p) {
                 return r;
             case Entry::Kind::link:
                 if (++links > kMaxLinks) {
-                    r.error = "more than " + std::to_string(kMaxLinks) + " symlinks on the way (a loop), at " +
-                              next + " -> " + e.target;
+                    r.error = "more than " + std::to_string(kMaxLinks) +
+                              " symlinks on the way (a loop), at " + next + " -> " + e.target;
                     return r;
                 }
                 if (cur.size() + e.target.size() + pending_length(todo) + 2 >= PATH_MAX) {
-                    r.error = "through the link " + next + " -> " + e.target + " the path grows past PATH_MAX (" +
-                              std::to_string(PATH_MAX) + " bytes)";
+                    r.error = "through the link " + next + " -> " + e.target +
+                              " the path grows past PATH_MAX (" + std::to_string(PATH_MAX) +
+                              " bytes)";
                     return r;
                 }
                 r.links.push_back({next, e.target, {}});

@@ -9,11 +9,14 @@ namespace {
 
 // Node's path.resolve folds `..` as text before a file is opened; whether a tool calls it first
 // is the tool's own business, so both readings are judged.
-bool may_fold_first(Agent agent) { return agent == Agent::claude || agent == Agent::openclaw; }
+bool may_fold_first(Agent agent) {
+    return agent == Agent::claude || agent == Agent::openclaw;
+}
 
 }  // namespace
 
-FileTarget file_target(const std::string& path, const std::string& cwd, const std::string& home, Agent agent) {
+FileTarget file_target(const std::string& path, const std::string& cwd, const std::string& home,
+                       Agent agent) {
     FileTarget t;
     const std::string joined = joined_path(path, cwd, home);
     t.lexical = normal_path(joined);
@@ -23,7 +26,8 @@ FileTarget file_target(const std::string& path, const std::string& cwd, const st
     for (const auto& form : forms) {
         Resolution r = resolver.trace(form);
         if (!r.error.empty()) {
-            t.error = path + " cannot be resolved as " + std::string(to_string(agent)) + " resolves it: " + r.error;
+            t.error = path + " cannot be resolved as " + std::string(to_string(agent)) +
+                      " resolves it: " + r.error;
             t.reached.clear();
             return t;
         }

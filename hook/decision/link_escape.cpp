@@ -29,14 +29,17 @@ classify::Context real_context(const classify::Context& ctx) {
     return c;
 }
 
-std::optional<Verdict> link_escape(const std::string& written, const Resolution& r, const std::string& workspace) {
-    if (workspace.empty()) return std::nullopt;  // no workspace: every write outside it is refused anyway
+std::optional<Verdict> link_escape(const std::string& written, const Resolution& r,
+                                   const std::string& workspace) {
+    if (workspace.empty())
+        return std::nullopt;  // no workspace: every write outside it is refused anyway
     for (const PathLink& link : r.links) {
         if (!path_within(link.at, workspace) || path_within(link.leads, workspace)) continue;
-        std::string to = link.target == link.leads ? link.target : link.target + " (" + link.leads + ")";
+        std::string to =
+            link.target == link.leads ? link.target : link.target + " (" + link.leads + ")";
         return Verdict{Decision::deny, "file.link-escape",
-                       written + " resolves through the link " + shown(link.at, workspace) + " -> " + to + " to " +
-                           r.path + ", outside the workspace " + workspace +
+                       written + " resolves through the link " + shown(link.at, workspace) +
+                           " -> " + to + " to " + r.path + ", outside the workspace " + workspace +
                            "; refusing to write through a link that leaves the workspace"};
     }
     return std::nullopt;

@@ -18,6 +18,7 @@ classify::Context real_context(const classify::Context& ctx);
 
 // `written` (as the agent sent it) reached `r`: the refusal naming the first link in
 // `workspace` (real) that leads out of it, or nothing.
-std::optional<Verdict> link_escape(const std::string& written, const Resolution& r, const std::string& workspace);
+std::optional<Verdict> link_escape(const std::string& written, const Resolution& r,
+                                   const std::string& workspace);
 
 }  // namespace toolcage::hook

@@ -26,13 +26,17 @@ Seen seen_hermes(const RunResult& r) {
     json out = parse_out(r);
     if (!out.is_object()) return {"malformed: " + r.out + r.err, ""};
     std::string action = out.value("action", "");
-    return {action == "block" ? "deny" : action == "approve" ? "ask" : "other: " + r.out, out.value("message", "")};
+    return {action == "block"     ? "deny"
+            : action == "approve" ? "ask"
+                                  : "other: " + r.out,
+            out.value("message", "")};
 }
 
 Seen seen_claude(const RunResult& r) {
     if (r.exit_code == 0 && r.out == "{}\n") return {"allow", ""};
     json out = parse_out(r);
-    if (!out.is_object() || !out.contains("hookSpecificOutput")) return {"malformed: " + r.out + r.err, ""};
+    if (!out.is_object() || !out.contains("hookSpecificOutput"))
+        return {"malformed: " + r.out + r.err, ""};
     const json& h = out["hookSpecificOutput"];
     return {h.value("permissionDecision", ""), h.value("permissionDecisionReason", "")};
 }
@@ -85,9 +89,11 @@ std::vector<FileTool> file_tools() {
         hermes("patch", {{"mode", "replace"}, {"old_string", "a"}, {"new_string", "b"}}, true),
         {"hermes patch (V4A)", true,
          [](const std::string& p, const std::string& ws) {
-             return hermes_payload("patch",
-                                   {{"mode", "patch"}, {"patch", "*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch\n"}},
-                                   ws);
+             return hermes_payload(
+                 "patch",
+                 {{"mode", "patch"},
+                  {"patch", "*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch\n"}},
+                 ws);
          },
          seen_hermes},
         hermes("read_file", json::object(), false),
@@ -102,8 +108,9 @@ std::vector<FileTool> file_tools() {
         openclaw("edit", {{"oldText", "a"}, {"newText", "b"}}),
         {"openclaw apply_patch", true,
          [](const std::string& p, const std::string& ws) {
-             return openclaw_payload("apply_patch", {{"input", "*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch\n"}},
-                                     ws);
+             return openclaw_payload(
+                 "apply_patch",
+                 {{"input", "*** Begin Patch\n*** Add File: " + p + "\n+x\n*** End Patch\n"}}, ws);
          },
          seen_openclaw},
     };
@@ -124,17 +131,17 @@ struct LinkedWorkspace : HookFixture {
         write_file(outside + "/harmless.txt", "x\n");
         write_file(ws + "/plain.txt", "x\n");
         write_file(ws + "/sub/file.txt", "x\n");
-        link(home + "/.cache", "k");                 // a directory outside, by absolute path
-        link("k/../.bashrc", "notes.md");            // a file: a link, then `..` after it
-        link("k/..", "d");                           // a directory: the home, through k
-        link(home + "/.aws/credentials", "cred");    // a secret
-        link("cred", "l2");                          // a link to that link
-        link(home + "/.profile", "dang");            // dangling: the write would make ~/.profile
-        link("fresh.txt", "dang_in");                // dangling inside the workspace
-        link("loop2", "loop1");                      // a loop
+        link(home + "/.cache", "k");               // a directory outside, by absolute path
+        link("k/../.bashrc", "notes.md");          // a file: a link, then `..` after it
+        link("k/..", "d");                         // a directory: the home, through k
+        link(home + "/.aws/credentials", "cred");  // a secret
+        link("cred", "l2");                        // a link to that link
+        link(home + "/.profile", "dang");          // dangling: the write would make ~/.profile
+        link("fresh.txt", "dang_in");              // dangling inside the workspace
+        link("loop2", "loop1");                    // a loop
         link("loop1", "loop2");
-        link("sub", "inner");                        // a directory inside
-        link(outside, "away");                       // a harmless directory outside
+        link("sub", "inner");   // a directory inside
+        link(outside, "away");  // a harmless directory outside
     }
 
     void link(const std::string& target, const std::string& name) const {
@@ -149,8 +156,9 @@ struct LinkedWorkspace : HookFixture {
 
 }  // namespace
 
-TEST_CASE("file tools: a write through a link that leaves the workspace is refused, naming the link",
-          "[links]") {
+TEST_CASE(
+    "file tools: a write through a link that leaves the workspace is refused, naming the link",
+    "[links]") {
     LinkedWorkspace f;
     // Each path leaves the workspace through a link somewhere on its way.
     const char* escaping[] = {
@@ -171,13 +179,15 @@ TEST_CASE("file tools: a write through a link that leaves the workspace is refus
             Seen s = f.judge(tool, path);
             CHECK(s.decision == "deny");
             CHECK(s.text.find("file.link-escape") != std::string::npos);
-            CHECK(s.text.find("refusing to write through a link that leaves the workspace") != std::string::npos);
+            CHECK(s.text.find("refusing to write through a link that leaves the workspace") !=
+                  std::string::npos);
         }
     }
     // The message names the link, where it leads and the file the tool would write.
     Seen s = f.judge(file_tools()[0], "k/../.bashrc");
     INFO(s.text);
-    CHECK(s.text.find("through the link k -> " + f.home + "/.cache to " + f.home + "/.bashrc") != std::string::npos);
+    CHECK(s.text.find("through the link k -> " + f.home + "/.cache to " + f.home + "/.bashrc") !=
+          std::string::npos);
     CHECK(s.text.find("outside the workspace " + f.ws) != std::string::npos);
     // Nothing was written, and the home's file is as it was.
     CHECK(read_file(f.home + "/.bashrc") == "# the home's start-up file\n");
@@ -195,11 +205,13 @@ TEST_CASE("file tools: a loop of links is refused, reads and writes", "[links]")
         }
 }
 
-TEST_CASE("file tools: the workspace's own files, links inside it included, are still allowed", "[links]") {
+TEST_CASE("file tools: the workspace's own files, links inside it included, are still allowed",
+          "[links]") {
     LinkedWorkspace f;
     for (const auto& tool : file_tools())
-        for (const char* path : {"plain.txt", "sub/file.txt", "inner/file.txt", "inner/../plain.txt", "dang_in",
-                                 "new/dir/file.txt", "sub/../new.txt"}) {
+        for (const char* path :
+             {"plain.txt", "sub/file.txt", "inner/file.txt", "inner/../plain.txt", "dang_in",
+              "new/dir/file.txt", "sub/../new.txt"}) {
             INFO(tool.name << " " << path);
             Seen s = f.judge(tool, path);
             CHECK(s.decision == "allow");
@@ -210,11 +222,13 @@ TEST_CASE("file tools: a read through a link is judged as a read of its target",
     LinkedWorkspace f;
     for (const auto& tool : file_tools()) {
         if (tool.writes) continue;
-        // Links to the credentials, at every position: refused (asked or denied) as a direct read is.
+        // Links to the credentials, at every position: refused (asked or denied) as a direct read
+        // is.
         std::string direct = f.judge(tool, f.home + "/.aws/credentials").decision;
         INFO(tool.name);
         CHECK(direct != "allow");
-        for (const char* path : {"cred", "l2", "k/../.aws/credentials", "d/.aws/credentials", "inner/../cred"}) {
+        for (const char* path :
+             {"cred", "l2", "k/../.aws/credentials", "d/.aws/credentials", "inner/../cred"}) {
             INFO(path);
             Seen s = f.judge(tool, path);
             CHECK(s.decision == direct);
