@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -115,23 +116,45 @@ void say(const std::string& line) {
     std::fprintf(stderr, "toolcage run: %s\n", line.c_str());
 }
 
+// An existing directory by its real name, resolved as the hook resolves the paths it judges
+// (common/path_resolver); empty, with `why`, when it is none.
+std::string real_directory(const std::string& given, std::string& why) {
+    std::error_code ec;
+    std::string abs = given.starts_with("/") ? given : (fs::current_path(ec) / given).string();
+    if (ec) {
+        why = ec.message();
+        return {};
+    }
+    Resolution r = PathResolver().trace(abs);
+    struct stat st {};
+    if (!r.error.empty()) {
+        why = r.error;
+    } else if (::stat(r.path.c_str(), &st) != 0) {
+        why = std::strerror(errno);
+    } else if (!S_ISDIR(st.st_mode)) {
+        why = "not a directory";
+    } else {
+        return r.path;
+    }
+    return {};
+}
+
 // The workspace given (--workspace) or chosen from the working directory; never a home, /,
 // nor a tree that holds toolcage or an agent's configuration (common/workspace_choice.h).
 std::string choose_workspace(const RunOptions& opt, const std::string& workdir) {
     const workspace::Guarded guarded = workspace::guarded_from_process();
     if (!opt.workspace.empty()) {
-        std::error_code ec;
-        fs::path real = fs::canonical(opt.workspace, ec);
-        if (ec || !fs::is_directory(real))
-            throw Error("--workspace \"" + opt.workspace + "\": not a directory (" +
-                        (ec ? ec.message() : std::string("not a directory")) +
+        std::string why;
+        std::string real = real_directory(opt.workspace, why);
+        if (real.empty())
+            throw Error("--workspace \"" + opt.workspace + "\": not a directory (" + why +
                         "); give an existing directory");
-        std::string why = workspace::refusal(real.string(), guarded);
+        why = workspace::refusal(real, guarded);
         if (!why.empty())
             throw Error("--workspace \"" + opt.workspace + "\": " + why +
                         ", so it cannot be a workspace (a step may write all of it); give the "
                         "project's own directory");
-        return real.string();
+        return real;
     }
     std::string ws = workspace::choose(workdir, guarded);
     if (ws.empty())
@@ -189,13 +212,11 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
         if (ec) throw Error(syscall_error("getcwd()", ec.value()));
         step.paths.workdir = wd.string();
     } else {
-        fs::path wd = opt.workdir;
-        fs::path real = fs::canonical(wd, ec);
-        if (ec || !fs::is_directory(real))
-            throw Error("--workdir \"" + wd.string() + "\": not a directory (" +
-                        (ec ? ec.message() : std::string("not a directory")) +
-                        "); give an existing directory");
-        step.paths.workdir = real.string();
+        std::string why;
+        std::string real = real_directory(opt.workdir, why);
+        if (real.empty())
+            throw Error("--workdir \"" + opt.workdir + "\": not a directory (" + why + "); give an existing directory");
+        step.paths.workdir = real;
     }
     step.paths.workspace = choose_workspace(opt, step.paths.workdir);
     // The user's home from the user database: $HOME is the agent's shell's to set.

@@ -64,6 +64,8 @@ Guarded guarded_from_process(const std::vector<std::string>& policy_dirs) {
     };
     add_home(g, std::getenv("HOME"));
     if (const std::string& h = user_home(); !h.empty()) add_home(g, h.c_str());
+    // Each home by its real name too: a workspace's real name is judged against them.
+    for (const auto& h : std::vector<std::string>(g.homes)) add_home(g, resolver.resolve(h).c_str());
     if (const std::string& bin = self_exe_dir(); !bin.empty()) add_kept(g, bin, "toolcage's own binaries", false);
     for (const auto& d : policy_dirs) add_kept(g, d, "toolcage's installed policies");
     // A step may write all of its workspace: never one that holds toolcage's journal.
@@ -127,11 +129,17 @@ const std::vector<std::string>& project_markers() {
 std::string choose(const std::string& workdir_in, const Guarded& g) {
     if (workdir_in.empty() || workdir_in[0] != '/') return {};
     const std::string workdir = normal_path(workdir_in);
-    if (!refusal(workdir, g).empty()) return {};
+    // A directory is judged by its name and by where its symlinks lead (a cage opens the real
+    // one): `proj -> ~/.ssh` is the home's .ssh, whatever its name says.
+    PathResolver resolver;
+    auto refused = [&](const std::string& dir) {
+        return !refusal(dir, g).empty() || !refusal(resolver.resolve(dir), g).empty();
+    };
+    if (refused(workdir)) return {};
     // The directories a workspace may be, nearest first: the walk stops at the first that may not.
     std::vector<fs::path> up;
     for (fs::path p = workdir;; p = p.parent_path()) {
-        if (!refusal(p.string(), g).empty()) break;
+        if (refused(p.string())) break;
         up.push_back(p);
         if (p == p.parent_path()) break;
     }

@@ -1,5 +1,5 @@
 // Path arithmetic the adapters and the self-protection share: making a path absolute the way
-// the agent's tool would, and seeing through symlinks that already exist.
+// the agent's tool would, and seeing through symlinks that already exist (common/path_resolver).
 #pragma once
 
 #include <string>
@@ -7,9 +7,14 @@
 
 namespace toolcage::hook {
 
-// `path` made absolute: a leading ~ or ~/ becomes `home`, ~name/ that user's home from
-// /etc/passwd (/~name when it has none: never inside a workspace), a relative path is joined to `base`; then . and .. are folded lexically
-// and a trailing slash dropped. Empty stays empty.
+// `path` made absolute as the agent's tool hands it to the kernel: a leading ~ or ~/ becomes
+// `home`, ~name/ that user's home from /etc/passwd (/~name when it has none: never inside a
+// workspace), a relative path is joined to `base`. Its . and .. stay: only a walk of the disk
+// knows what `link/..` is. Empty stays empty.
+std::string joined_path(const std::string& path, const std::string& base, const std::string& home);
+
+// joined_path with . and .. folded lexically and a trailing slash dropped: the path as text,
+// for comparing names, not for finding the file they reach.
 std::string absolute_path(const std::string& path, const std::string& base,
                           const std::string& home);
 
@@ -17,9 +22,10 @@ std::string absolute_path(const std::string& path, const std::string& base,
 // name is not one a shell would expand.
 std::string user_home(std::string_view name);
 
-// The real location of an absolute path: the deepest ancestor that exists, with its symlinks
-// resolved, joined to the part that does not exist yet. Never fails: on any error the input
-// comes back unchanged.
+// The real location of an absolute path as the kernel walks it (PathResolver::trace: each
+// symlink followed, `..` taken after it, a dangling link to its target, the part that does not
+// exist yet as written). Never fails: a loop or an error gives the input back unchanged; a
+// caller that must refuse then uses PathResolver itself.
 std::string real_location(const std::string& abs);
 
 // True when `p` is `dir` or lies below it (both absolute and normalised).

@@ -6,33 +6,17 @@
 #include <array>
 #include <string_view>
 
+#include "common/path_text.h"
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
 #include "hook/classify/text.h"
 
 namespace toolcage::classify::detail {
 
+// The one lexical normaliser (common/path_text), with nothing above the root.
 std::string normalize_path(std::string_view abs) {
-    std::vector<std::string_view> parts;
-    size_t i = 0;
-    while (i < abs.size()) {
-        while (i < abs.size() && abs[i] == '/') ++i;
-        size_t b = i;
-        while (i < abs.size() && abs[i] != '/') ++i;
-        std::string_view comp = abs.substr(b, i - b);
-        if (comp.empty() || comp == ".") continue;
-        if (comp == "..") {
-            if (!parts.empty()) parts.pop_back();
-            continue;
-        }
-        parts.push_back(comp);
-    }
-    std::string out;
-    for (std::string_view p : parts) {
-        out += '/';
-        out += p;
-    }
-    return out.empty() ? "/" : out;
+    if (abs.empty() || abs[0] != '/') return normal_path("/" + std::string(abs));
+    return normal_path(std::string(abs));
 }
 
 bool path_within(std::string_view path, std::string_view dir) {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 
+#include "hook/call/file_target.h"
 #include "hook/call/paths.h"
 #include "hook/classify/classifier.h"
 #include "hook/decision/git_guard.h"
+#include "hook/decision/link_escape.h"
 #include "hook/decision/one_liner.h"
 #include "hook/decision/python_readonly.h"
 #include "hook/decision/rewrite.h"
@@ -141,29 +143,35 @@ Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
     if (call.paths.empty())
         return {Decision::deny, "file.unknown-target", "the call names no file to write"};
     const classify::Context& ctx = dc.where;
-    // Where the cwd's symlinks lead, when they lead elsewhere.
-    const std::string real_cwd = real_location(call.cwd);
-    const classify::Context real_ctx = real_cwd == ctx.cwd ? ctx : classify::make_context(real_cwd, dc.guarded);
+    // The places by their real names, as the resolved targets name them.
+    const classify::Context real_ctx = real_context(ctx);
     std::optional<Verdict> ask;
     for (const auto& p : call.paths) {
         if (p.empty() || p.find('\0') != std::string::npos)
             return {Decision::deny, "file.unknown-target", "a file to write has an empty or invalid name"};
-        std::string abs = absolute_path(p, call.cwd, dc.home);
+        // Symlinks are resolved now, at judgement, as the agent resolves them; a link out of the
+        // workspace is refused whatever it points at, since it can change before the tool writes.
+        FileTarget t = file_target(p, call.cwd, dc.home, call.agent);
+        if (!t.error.empty())
+            return {Decision::deny, "file.unresolvable", t.error + "; refusing to write through it"};
+        const std::string& abs = t.lexical;
         if (auto v = check_write(abs, dc.protect)) return *v;
-        // Symlinks are resolved now, at judgement; the Hermes plugin judges the call once more
-        // just before the tool writes (its tool_execution middleware).
-        std::string real = real_location(abs);
         PathClass lexical = classify::classify_path(abs, ctx);
         if (!acceptable_place(lexical)) return place_verdict(lexical, abs);
-        PathClass resolved = classify::classify_path(real, real_ctx);
-        if (!acceptable_place(resolved)) return place_verdict(resolved, real + " (through " + abs + ")");
         if (auto v = policy_protected(abs, ctx, dc.policy)) return *v;
-        if (auto v = policy_protected(real, real_ctx, dc.policy)) return *v;
         if (auto v = check_git_write(abs, dc.home)) return *v;
-        if (real != abs)
+        if (!ask && lexical == PathClass::temp) ask = temp_verdict(abs);
+        for (const Resolution& r : t.reached) {
+            const std::string& real = r.path;
+            if (auto v = link_escape(p, r, real_ctx.workspace)) return *v;
+            if (real == abs && real_ctx.workspace == ctx.workspace) continue;
+            if (auto v = check_write(real, dc.protect)) return *v;
+            PathClass resolved = classify::classify_path(real, real_ctx);
+            if (!acceptable_place(resolved)) return place_verdict(resolved, real + " (through " + p + ")");
+            if (auto v = policy_protected(real, real_ctx, dc.policy)) return *v;
             if (auto v = check_git_write(real, dc.home)) return *v;
-        if (!ask && (lexical == PathClass::temp || resolved == PathClass::temp))
-            ask = temp_verdict(real == abs ? abs : real + " (through " + abs + ")");
+            if (!ask && resolved == PathClass::temp) ask = temp_verdict(real + " (through " + p + ")");
+        }
     }
     // A policy that refuses every caged change (strict) refuses the file tools' changes too.
     if (dc.policy.on_cage == Decision::deny)
@@ -195,15 +203,23 @@ std::string single_quote(const std::string& s) {
 // terminal's `cat FILE` (or `grep -r` for a search of a tree) would be, by the same rules.
 Verdict decide_read(const ToolCall& call, const DecideContext& dc) {
     const classify::Context& ctx = dc.where;
+    const classify::Context real_ctx = real_context(ctx);
     for (const auto& p : call.paths) {
         if (p.find('\0') != std::string::npos)
             return {Decision::deny, "file.unknown-target", "a file to read has an invalid name"};
-        std::string abs = absolute_path(p, call.cwd, dc.home);
-        for (const std::string& where : {abs, real_location(abs)}) {
+        // A link is read through, as the agent's tool reads it: judged as a read of its target.
+        FileTarget t = file_target(p, call.cwd, dc.home, call.agent);
+        if (!t.error.empty())
+            return {Decision::deny, "file.unresolvable", t.error + "; refusing to read through it"};
+        std::vector<std::pair<std::string, const classify::Context*>> places{{t.lexical, &ctx}};
+        for (const Resolution& r : t.reached) places.emplace_back(r.path, &real_ctx);
+        for (const auto& [where, in] : places) {
             std::string as_shell = (call.recursive ? "grep -r -e x -- " : "cat -- ") + single_quote(where);
-            Verdict v = classify::classify_command(as_shell, ctx, dc.policy);
+            Verdict v = classify::classify_command(as_shell, *in, dc.policy);
             if (v.rule.starts_with("secret.") && v.decision != Decision::allow)
-                return {v.decision, v.rule, "the " + call.tool + " tool reads " + where + ", which holds credentials"};
+                return {v.decision, v.rule,
+                        "the " + call.tool + " tool reads " + where + (where == t.lexical ? "" : " (through " + p + ")") +
+                            ", which holds credentials"};
         }
     }
     return {Decision::allow, "file.read", "reads no credentials"};

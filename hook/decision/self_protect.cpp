@@ -309,7 +309,8 @@ private:
                 bool relative = t[0] != '/';
                 for (const auto& base : bases_) {
                     std::string p = absolute_path(t, base, set_.home);
-                    std::string real = real_location(p);
+                    // `link/..` is where the link leads, then up: resolved as written, not as folded.
+                    std::string real = real_location(joined_path(t, base, set_.home));
                     if (hits(p, set_) || hits(real, set_)) return report(what, p);
                     if (tree && (is_ancestor(p, set_) || is_ancestor(real, set_))) return report(what, p);
                 }

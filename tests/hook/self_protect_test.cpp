@@ -115,3 +115,25 @@ TEST_CASE("file tools writing protected files are refused, through symlinks too"
     REQUIRE(symlink(s.profile.c_str(), dirlink.c_str()) == 0);
     CHECK(check_write(dirlink + "/config.yaml", s.set).has_value());
 }
+
+TEST_CASE("a command's word through a link is resolved as written: the link first, `..` after it",
+          "[self-protect]") {
+    Setup s;
+    toolcage::test::make_dirs(s.profile + "/skills");
+    // k leads into the profile: k/.. is the profile, not the workspace the text names.
+    REQUIRE(symlink((s.profile + "/skills").c_str(), (s.ws + "/k").c_str()) == 0);
+    REQUIRE(symlink("k/..", (s.ws + "/d").c_str()) == 0);
+    for (const std::string& cmd : std::vector<std::string>{"echo x > k/../SOUL.md", "cp evil.yaml d/config.yaml", "rm -f k/../.env",
+                                  "tee " + s.ws + "/k/../toolcage.json < x"}) {
+        INFO(cmd);
+        auto v = check_command(cmd, s.ws, s.set, false);
+        REQUIRE(v.has_value());
+        CHECK(v->rule == "self.protected");
+    }
+    // The same names with no link on the way are the workspace's own.
+    toolcage::test::make_dirs(s.ws + "/plain");
+    for (const std::string cmd : {"echo x > plain/../SOUL.md", "cp evil.yaml plain/config.yaml"}) {
+        INFO(cmd);
+        CHECK_FALSE(check_command(cmd, s.ws, s.set, false).has_value());
+    }
+}

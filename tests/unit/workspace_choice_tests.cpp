@@ -144,3 +144,24 @@ TEST_CASE("nothing inside an agent's configuration or toolcage's files is a work
     fs::create_directories(t.path / "srv/build");
     CHECK(ws::choose((t.path / "srv/build").string(), g) == (t.path / "srv/build").string());
 }
+
+TEST_CASE("a directory is judged by its real name too: a link to a home's dot-directory is no workspace",
+          "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    fs::create_directories(home / ".ssh");
+    fs::create_directories(home / "src/app/.git");
+    fs::create_directories(t.path / "work/real/.git");
+    fs::create_directory_symlink(home / ".ssh", home / "src/app/keys");  // inside a project, by name
+    fs::create_directory_symlink(home / ".ssh", t.path / "work/proj");    // outside any home, by name
+    fs::create_directory_symlink(t.path / "work/real", t.path / "work/alias");
+    auto g = guarded_for(home, t.path / "bin");
+    // By name each would be a workspace (the project's top, a directory of its own).
+    CHECK(ws::refusal((t.path / "work/proj").string(), g).empty());
+    // By its real name it is the home's .ssh: refused, and no directory above it is chosen.
+    CHECK(ws::choose((home / "src/app/keys").string(), g).empty());
+    CHECK(ws::choose((t.path / "work/proj").string(), g).empty());
+    // A link to a directory that may be one is followed as usual; the everyday case beside it.
+    CHECK(ws::choose((t.path / "work/alias").string(), g) == (t.path / "work/alias").string());
+    CHECK(ws::choose((home / "src/app").string(), g) == (home / "src/app").string());
+}
