@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/policy_loader.h"
 #include "hook/classify/rules.h"
+#include "hook/decision/hook_rules.h"
 #include "profiles/compiled_profiles.h"
 
 namespace toolcage::cli {
@@ -14,7 +15,12 @@ std::vector<std::string> unknown_override_errors(const Policy& p) {
     for (const auto& [id, d] : p.overrides) {
         bool own = std::any_of(p.rules.begin(), p.rules.end(),
                                [&](const ExtraRule& r) { return r.id == id; });
-        if (!own && !classify::is_builtin_rule(id))
+        if (own || classify::is_builtin_rule(id)) continue;
+        if (const hook::HookRule* fixed = hook::find_hook_rule(id))
+            errors.push_back(p.file + ": /overrides/" + id +
+                             ": a rule of the hook itself, which no policy overrides (" + fixed->fixed +
+                             "); remove it from overrides");
+        else
             errors.push_back(
                 p.file + ": /overrides/" + id +
                 ": no rule has this id; `toolcage policy rules` lists the built-in ones");

@@ -6,6 +6,7 @@
 #include "cage/integrity/never_writable.h"
 #include "common/policy_loader.h"
 #include "common/regular_file.h"
+#include "hook/classify/rules.h"
 #include "profiles/compiled_profiles.h"
 #include "tools/policy_access.h"
 #include "tools/policy_commands.h"
@@ -61,6 +62,20 @@ int policy_validate(const std::string& name_or_file) {
                         std::cerr << p.file << ": warning: " << field << " \"" << e << "\" grants a step "
                                   << (list == &p.cage.write ? "writing" : "reading") << " " << what << '\n';
                 }
+            }
+            // Valid, but a protection switched off: an override that lets through what a
+            // built-in rule denies or asks about, said with what it then lets through.
+            for (const auto& [id, d] : p.overrides) {
+                if (d != Decision::allow && d != Decision::cage) continue;
+                const auto& rules = classify::builtin_rules();
+                auto r = std::find_if(rules.begin(), rules.end(), [&](const auto& x) { return x.id == id; });
+                if (r == rules.end()) continue;
+                if (r->verdict.find("deny") == std::string::npos && r->verdict.find("ask") == std::string::npos)
+                    continue;
+                std::cerr << p.file << ": warning: /overrides/" << id << ": \"" << to_string(d)
+                          << "\" switches off a protection: " << r->matches << " would "
+                          << (d == Decision::allow ? "run without a cage" : "run caged, without a person")
+                          << " (built in: " << r->verdict << ", because " << r->reason << ")\n";
             }
             return 0;
         }

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -266,4 +268,61 @@ TEST_CASE("policy validate and install say what is wrong with a file once, in wo
     RunResult install = run_toolcage(home, {"policy", "install", home.dir / "adir"});
     CHECK(install.exit_code != 0);
     CHECK(has(install.err, home.dir / "adir" + ": is a directory, not a policy file"));
+}
+
+TEST_CASE("policy rules lists every rule the hook answers with, and the README names no other") {
+    Home home;
+    RunResult r = run_toolcage(home, {"policy", "rules", "--json"});
+    REQUIRE(r.exit_code == 0);
+    auto rules = nlohmann::json::parse(r.out);
+    std::set<std::string> ids;
+    for (const auto& rule : rules) ids.insert(rule["id"].get<std::string>());
+    // The hook's own rules are there, marked fixed.
+    for (const char* id : {"file.git-dir", "self.protected", "file.link-escape", "hook.no-workspace", "hook.error"}) {
+        INFO(id);
+        CHECK(ids.count(id) == 1);
+    }
+    for (const auto& rule : rules)
+        if (rule["id"] == "self.protected") CHECK(rule["overridable"] == false);
+    // Every rule id the README names in backquotes is one the binary knows.
+    std::ifstream in(std::string(TOOLCAGE_SOURCE_DIR) + "/README.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string readme = ss.str();
+    std::set<std::string> prefixes;
+    for (const auto& id : ids) prefixes.insert(id.substr(0, id.find('.')));
+    std::size_t named = 0;
+    for (std::size_t at = readme.find('`'); at != std::string::npos; at = readme.find('`', at + 1)) {
+        std::size_t end = readme.find('`', at + 1);
+        if (end == std::string::npos) break;
+        std::string word = readme.substr(at + 1, end - at - 1);
+        at = end;
+        std::size_t dot = word.find('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == word.size()) continue;
+        if (word.find_first_not_of("abcdefghijklmnopqrstuvwxyz-._") != std::string::npos) continue;
+        if (!prefixes.count(word.substr(0, dot))) continue;  // a field (cage.write), a file (.git)
+        if (word.find('.', dot + 1) != std::string::npos) continue;
+        if (word.starts_with("relay.") || word.starts_with("cage.") || word.starts_with("hermes.")) continue;
+        if (word == "path.resolve" || word == "build.rustc-wrapper") continue;  // Node's API, cargo's key
+        ++named;
+        INFO(word);
+        CHECK(ids.count(word) == 1);
+    }
+    CHECK(named > 20);
+}
+
+TEST_CASE("an override of a rule of the hook itself is refused, and one that lets a protection through is warned about") {
+    Home home;
+    write_file(home.dir / "fixed.json", R"({"name": "fixed", "extends": "default", "overrides": {"self.protected": "allow"}})");
+    RunResult fixed = run_toolcage(home, {"policy", "validate", home.dir / "fixed.json"});
+    CHECK(fixed.exit_code != 0);
+    CHECK(has(fixed.err, "/overrides/self.protected: a rule of the hook itself, which no policy overrides"));
+    write_file(home.dir / "open.json", R"({"name": "open", "extends": "default", "overrides": {"rm.home": "allow", "secret.read": "cage", "build.run": "ask"}})");
+    RunResult open = run_toolcage(home, {"policy", "validate", home.dir / "open.json"});
+    CHECK(open.exit_code == 0);
+    INFO(open.err);
+    CHECK(has(open.err, "warning: /overrides/rm.home: \"allow\" switches off a protection"));
+    CHECK(has(open.err, "would run without a cage (built in: deny"));
+    CHECK(has(open.err, "warning: /overrides/secret.read: \"cage\" switches off a protection"));
+    CHECK_FALSE(has(open.err, "build.run"));  // making a rule stricter is no warning
 }
