@@ -25,6 +25,9 @@ std::string find_workspace(const std::string& workdir);
 // access is the safe side. `notes` says what was left out and why.
 struct ExpandedCage {
     std::vector<std::string> read;
+    // Directories whose entries may be listed, not read (the read-only cage's working directory
+    // where it holds toolcage's own state: cage/run.cpp).
+    std::vector<std::string> list;
     std::vector<std::string> write;
     std::vector<std::string> execute;
     std::map<std::string, std::string> env_set;
