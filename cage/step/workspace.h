@@ -12,13 +12,10 @@ namespace toolcage::cage {
 
 struct StepPaths {
     std::string workdir;    // where the step starts (absolute)
-    std::string workspace;  // the git top level holding workdir, or workdir itself
+    std::string workspace;  // common/workspace_choice.h decide(): the project holding workdir
     std::string tmp;        // the step's own TMPDIR
     std::string home;       // $HOME, empty when unset
 };
-
-// The nearest directory at or above `workdir` that holds a .git (directory or file), else workdir.
-std::string find_workspace(const std::string& workdir);
 
 // The cage part of a policy with every placeholder expanded and every path absolute and
 // lexically normal. Entries that cannot be expanded ({home} without HOME) are left out: less

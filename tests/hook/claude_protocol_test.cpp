@@ -122,7 +122,7 @@ TEST_CASE("claude: in the home directory there is no workspace: a command to cag
     toolcage::test::write_file(f.home + "/proj/Makefile", "all:\n");
     json p = decision_of(f.hook(claude_bash("ls", f.home + "/proj")));
     CHECK(p["updatedInput"]["command"].get<std::string>().find("--workspace '" + f.home + "/proj'") != std::string::npos);
-    CHECK_FALSE(decision_of(f.hook(claude_bash("pwd", f.home))).contains("updatedInput"));
+    CHECK(decision_of(f.hook(claude_bash("pwd", f.home)))["permissionDecision"] == "allow");
 }
 
 TEST_CASE("claude: a caged command is allowed with the whole input, command rewritten", "[claude]") {

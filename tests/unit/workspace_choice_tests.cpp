@@ -90,6 +90,10 @@ TEST_CASE("outside any home the workspace is the git top or the directory itself
     auto g = guarded_for(t.path / "nohome", t.path / "bin");
     CHECK(ws::choose((t.path / "w/x").string(), g) == (t.path / "w").string());
     CHECK(ws::choose((t.path / "plain").string(), g) == (t.path / "plain").string());
+    // A worktree's .git is a file: its directory is the workspace, not the repository above it.
+    fs::create_directories(t.path / "w/x/tree");
+    std::ofstream(t.path / "w/x/tree/.git") << "gitdir: elsewhere\n";
+    CHECK(ws::choose((t.path / "w/x/tree").string(), g) == (t.path / "w/x/tree").string());
 }
 
 TEST_CASE("the process's own guard names the home and the agents' configuration", "[workspace]") {
