@@ -15,6 +15,7 @@
 #include "cage/integrity/recover.h"
 #include "cage/containment/step_init.h"
 #include "cage/step/workspace.h"
+#include "common/workspace_choice.h"
 #include "common/decision_log.h"
 #include "common/user_home.h"
 
@@ -69,9 +70,12 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     r.protected_paths = policy.cage.protected_paths;
     r.seccomp_rules = seccomp_rules().size();
 
+    // The workspace as `run` decides it, with the policy's work roots (common/workspace_choice.h).
+    r.workspace = workspace::decide(
+        workdir, workspace::with_roots(workspace::guarded_from_process(), policy.workspace.roots));
     StepPaths paths;
     paths.workdir = workdir;
-    paths.workspace = find_workspace(workdir);
+    paths.workspace = r.workspace.ok() ? r.workspace.dir : workdir;
     paths.tmp = "/tmp/toolcage-STEP";  // made fresh by each run
     paths.home = user_home();  // as `run` has it: the user database's
     ExpandedCage cage = expand_cage_policy(policy.cage, paths);
@@ -101,7 +105,10 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     r.rules = plan.rules;
 
     r.would_run = true;
-    if (abi < policy.cage.min_abi) {
+    if (!r.workspace.ok()) {
+        r.would_run = false;
+        r.refusal = r.workspace.reason;
+    } else if (abi < policy.cage.min_abi) {
         r.would_run = false;
         r.refusal = "the policy needs Landlock ABI " + std::to_string(policy.cage.min_abi) +
                     " (cage.min_abi); the kernel offers " + std::to_string(abi);
@@ -213,6 +220,9 @@ nlohmann::json to_json(const DoctorReport& r) {
           {"mode", r.audit_mode ? "audit" : "enforce"}}},
         {"would_run", r.would_run},
         {"refusal", r.refusal},
+        {"workspace",
+         {{"ok", r.workspace.ok()}, {"dir", r.workspace.dir}, {"reason", r.workspace.reason},
+          {"root", r.workspace.root}}},
         {"landlock",
          {{"abi", r.landlock.abi},
           {"status", to_string(r.landlock.status)},

@@ -9,6 +9,7 @@
 #include "cage/containment/landlock.h"
 #include "cage/containment/probe.h"
 #include "common/policy.h"
+#include "common/workspace_choice.h"
 
 namespace toolcage::cage {
 
@@ -19,6 +20,7 @@ struct DoctorReport {
     int min_abi = 1;
     bool would_run = false;  // `run` (without --best-effort) would start a step
     std::string refusal;     // why not, when it would not
+    workspace::Choice workspace;  // the workspace `run` decides for the working directory
     LandlockReport landlock;
     std::vector<PathRule> rules;
     std::size_t seccomp_rules = 0;

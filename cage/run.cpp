@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <climits>
@@ -41,6 +42,7 @@
 #include "cage/integrity/step_journal.h"
 #include "cage/settings/step_settings.h"
 #include "cage/settings/step_tmpdir.h"
+#include "cage/step/new_project.h"
 #include "cage/step/workspace.h"
 #include "cage/integrity/workspace_guard.h"
 #include "common/decision_log.h"
@@ -82,6 +84,7 @@ struct RelayGuard {
 struct Step {
     Policy policy;
     StepPaths paths;
+    bool no_workspace = false;  // the read-only cage where no workspace may be: workspace is workdir
     StepTmpdir tmp;  // made before the policy's {tmp} is expanded, emptied when the step ends
     ExpandedCage cage;
     int kernel_abi = 0;
@@ -139,29 +142,26 @@ std::string real_directory(const std::string& given, std::string& why) {
     return {};
 }
 
-// The workspace given (--workspace) or chosen from the working directory; never a home, /,
-// nor a tree that holds toolcage or an agent's configuration (common/workspace_choice.h).
-std::string choose_workspace(const RunOptions& opt, const std::string& workdir) {
-    const workspace::Guarded guarded = workspace::guarded_from_process();
+// The workspace given (--workspace) or chosen from the working directory with the policy's work
+// roots; never a home, /, a work root, nor a tree that holds toolcage or an agent's configuration
+// (common/workspace_choice.h: the one decision the hook, check and doctor make too). The
+// read-only cage writes nothing and needs none: without one, it reads the working directory
+// ("" returned).
+std::string choose_workspace(const RunOptions& opt, const Policy& policy, const std::string& workdir) {
+    const workspace::Guarded guarded = workspace::with_roots(workspace::guarded_from_process(), policy.workspace.roots);
     if (!opt.workspace.empty()) {
         std::string why;
         std::string real = real_directory(opt.workspace, why);
         if (real.empty())
             throw Error("--workspace \"" + opt.workspace + "\": not a directory (" + why +
                         "); give an existing directory");
-        why = workspace::refusal(real, guarded);
-        if (!why.empty())
-            throw Error("--workspace \"" + opt.workspace + "\": " + why +
-                        ", so it cannot be a workspace (a step may write all of it); give the "
-                        "project's own directory");
+        why = workspace::refusal_sentence(real, guarded);
+        if (!why.empty()) throw Error("--workspace \"" + opt.workspace + "\": " + why);
         return real;
     }
-    std::string ws = workspace::choose(workdir, guarded);
-    if (ws.empty())
-        throw Error("--workdir \"" + workdir + "\": " + workspace::refusal(workdir, guarded) +
-                    ", so it cannot be a workspace (a step may write all of it); run from the "
-                    "project's own directory or pass --workspace");
-    return ws;
+    workspace::Choice c = workspace::decide(workdir, guarded);
+    if (!c.ok() && !(opt.read_only && c.readable)) throw Error(c.reason);
+    return c.dir;
 }
 
 // cargo stops at a configuration file it cannot read, and the home's may hold a token: one that
@@ -200,6 +200,34 @@ void refuse_state_dir_grants(const Step& step) {
         }
 }
 
+// The read-only cage where no workspace may be reads its working directory ({workspace}); where
+// that directory holds toolcage's own state (the home, /), it may list the directory and read
+// every entry in it but the ones that lead there, which no step may be granted.
+void read_where_it_works(Step& step) {
+    if (!step.no_workspace) return;
+    const std::string& wd = step.paths.workdir;
+    const std::vector<std::string> state = private_state_dirs();
+    auto holds_state = [&](const std::string& p) {
+        return std::ranges::any_of(state, [&](const std::string& d) { return p == "/" || p == d || lies_under(d, p); });
+    };
+    if (!holds_state(wd)) return;
+    std::erase(step.cage.read, wd);
+    step.cage.list.push_back(wd);
+    std::error_code ec;
+    std::size_t n = 0;
+    for (fs::directory_iterator it(wd, ec), end; !ec && it != end; it.increment(ec)) {
+        // A bound on the rules the cage gets: a directory of more entries is listed, its
+        // entries beyond the bound not readable.
+        if (++n > 4096) {
+            step.cage.notes.push_back(wd + ": only its first 4096 entries are readable in the read-only cage");
+            break;
+        }
+        // A symlink is granted as where it leads: left out (the cage reads none through it).
+        const std::string p = it->path().string();
+        if (!it->is_symlink(ec) && !holds_state(p)) step.cage.read.push_back(p);
+    }
+}
+
 // 1. The policy, the step's directories and the placeholders.
 void load_policy_and_expand(const RunOptions& opt, Step& step) {
     if (!opt.load_policy) throw Error("run: no policy loader given (internal)");
@@ -218,7 +246,19 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
             throw Error("--workdir \"" + opt.workdir + "\": not a directory (" + why + "); give an existing directory");
         step.paths.workdir = real;
     }
-    step.paths.workspace = choose_workspace(opt, step.paths.workdir);
+    if (!opt.new_project.empty()) {
+        if (opt.read_only || !opt.workspace.empty())
+            throw Error("--new-project: a new project's step writes its directory and is its own workspace; drop "
+                        "--read-only and --workspace");
+        step.paths.workdir = make_new_project(
+            opt.new_project, step.paths.workdir,
+            workspace::with_roots(workspace::guarded_from_process(), step.policy.workspace.roots));
+    }
+    step.paths.workspace = choose_workspace(opt, step.policy, step.paths.workdir);
+    // The read-only cage outside any workspace: it reads where it works ({workspace} is the
+    // working directory), as the classifier, which let only reads through, judged it.
+    step.no_workspace = step.paths.workspace.empty();
+    if (step.no_workspace) step.paths.workspace = step.paths.workdir;
     // The user's home from the user database: $HOME is the agent's shell's to set.
     step.paths.home = user_home();
 
@@ -227,7 +267,8 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
         step.paths.tmp = "/tmp";
         step.policy.relay.enabled = false;
         if (step.policy.cage.network == "landlock") step.policy.cage.network = "auto";
-        step.cage = read_only_cage(step.policy.cage, step.paths);
+        step.cage = read_only_cage(step.policy.cage, step.paths, !step.no_workspace);
+        read_where_it_works(step);
         refuse_state_dir_grants(step);
         hide_unreadable_git_config(step.cage, step.paths.home);
         plan_cargo_configs(step);
@@ -246,6 +287,7 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
 // 1a. A step of this workspace whose supervisor was killed is finished first: its processes
 //     killed, its restore done (cage/recover.h). What cannot be restored stops us.
 void finish_unfinished_steps(Step& step) {
+    if (step.no_workspace) return;  // no step ever wrote there as its workspace
     std::string left = recover_unfinished(step.paths.workspace, stderr);
     if (!left.empty()) throw Error(left);
 }
@@ -689,7 +731,7 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
                         {"event", "step"},
                         {"tool", "run"},
                         {"profile", step.policy.name},
-                        {"workspace", step.paths.workspace},
+                        {"workspace", step.no_workspace ? std::string() : step.paths.workspace},
                         {"network", step.network == NetworkMode::netns ? "netns" : "landlock"},
                         {"relay", step.relay.relay.has_value()},
                         {"read_only", opt.read_only},

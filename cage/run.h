@@ -36,6 +36,9 @@ struct RunOptions {
     // The workspace ({workspace}); empty: chosen from workdir (common/workspace_choice.h).
     // Refused, as a chosen one is, when it is /, a home or holds toolcage or an agent's files.
     std::string workspace;
+    // A project started in a work root of the policy (cage/step/new_project.h): this directory,
+    // made empty, is the step's working directory and its workspace.
+    std::string new_project;
     // The read-only cage (cage/containment/read_only.h): no writes, no network, no relay, and so no
     // snapshot of the protected paths and no TMPDIR to make.
     bool read_only = false;

@@ -90,6 +90,15 @@ struct HermesToolsPolicy {
     bool operator==(const HermesToolsPolicy&) const = default;
 };
 
+// Where agents may start projects: directories ("~/work", "/srv/agents") that hold projects of
+// their own. A root is never a workspace itself; below it each project is one
+// (common/workspace_choice.h), and in it a command that starts a project runs with the new
+// directory as its only writable place.
+struct WorkspacePolicy {
+    std::vector<std::string> roots;  // absolute, or "~/…" in the home
+    bool operator==(const WorkspacePolicy&) const = default;
+};
+
 struct Policy {
     std::string name;                          // e.g. "forge"
     std::string file;                          // where it was loaded from
@@ -109,6 +118,7 @@ struct Policy {
     CagePolicy cage;
     RelayPolicy relay;
     HermesToolsPolicy hermes;
+    WorkspacePolicy workspace;
     bool operator==(const Policy&) const = default;
 };
 

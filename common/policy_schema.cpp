@@ -304,10 +304,72 @@ void check_hermes(const json& h, const std::string& file, const std::string& at)
     });
 }
 
+// A work root as written: "~/x" or an absolute path, never one that could be a home, /, a
+// directory every user shares, a dot-directory of the home (settings, keys) or an agent's or
+// toolcage's own files. Checked on the words here; `toolcage run` and the hook check the
+// expanded directory again (common/workspace_choice.h) and leave out one that cannot be a root.
+std::string root_problem(const std::string& r) {
+    const std::string fix = "; name a directory of its own that holds projects, e.g. \"~/work\"";
+    if (r.empty() || r.size() > 4096 || r.find('\0') != std::string::npos) return "an empty or invalid path" + fix;
+    if (r != "~" && !r.starts_with("~/") && r[0] != '/') return "neither absolute nor in the home (~/…)" + fix;
+    std::vector<std::string> parts;
+    for (size_t i = r[0] == '~' ? 1 : 0; i < r.size();) {
+        size_t j = r.find('/', i);
+        if (j == std::string::npos) j = r.size();
+        std::string part = r.substr(i, j - i);
+        if (part == "..") return "'..' is not allowed in a work root" + fix;
+        if (!part.empty() && part != ".") parts.push_back(part);
+        i = j + 1;
+    }
+    if (r[0] == '~') {
+        if (parts.empty()) return "the home itself cannot be a work root: a step could write all of it" + fix;
+        if (parts.front().starts_with("."))
+            return "a dot-directory of the home (~/" + parts.front() + ": settings, keys, an agent's or toolcage's "
+                   "own files) cannot be a work root" + fix;
+        return "";
+    }
+    if (parts.empty()) return "/ cannot be a work root" + fix;
+    static const std::set<std::string> shared = {"bin",  "boot", "dev",  "etc", "home", "lib", "lib64", "media", "mnt",
+                                                 "opt",  "proc", "root", "run", "sbin", "srv", "sys", "tmp",   "usr",
+                                                 "var"};
+    if (parts.size() == 1 && shared.count(parts.front()))
+        return "/" + parts.front() + " is shared by every user and program (or holds their homes), so it cannot be a "
+               "work root" + fix;
+    const std::string top = parts.front();
+    if ((top == "home" && parts.size() == 2) || (top == "root" && parts.size() == 1))
+        return r + " is a home, which a step could write all of; name a directory of its own in it (\"~/work\")";
+    if (top == "usr" || top == "etc" || top == "proc" || top == "sys" || top == "dev" || top == "boot" ||
+        top == "bin" || top == "sbin" || top == "lib" || top == "lib64")
+        return "/" + top + " holds the system's programs and settings, which no step may write" + fix;
+    for (const auto& part : parts)
+        if (part.starts_with("."))
+            return "a dot-directory (" + part + ": settings, keys, an agent's or toolcage's own files) cannot be a "
+                   "work root" + fix;
+    return "";
+}
+
+// workspace: {"roots": ["~/work", ...]}.
+void check_workspace(const json& w, const std::string& file, const std::string& at) {
+    need(w.is_object(), w, file, at, "must be an object: {\"roots\": [\"~/work\"]}");
+    only_keys(w, {"roots"}, file, at);
+    each([&] {
+        if (!w.contains("roots")) return;
+        const json& r = w["roots"];
+        need(r.is_array() && r.size() <= 64, r, file, at + "/roots",
+             "must be an array of at most 64 directories: [\"~/work\"]");
+        for (size_t i = 0; i < r.size(); ++i) each([&] {
+            const json& e = r[i];
+            need(e.is_string(), e, file, at + "/roots/" + std::to_string(i), "must be a string: \"~/work\"");
+            if (std::string problem = root_problem(e.get<std::string>()); !problem.empty())
+                fail(file, at + "/roots/" + std::to_string(i), &e, problem);
+        });
+    });
+}
+
 void validate_policy_json(const json& doc, const std::string& file) {
     if (!doc.is_object()) fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
     only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "mode",
-                    "overrides", "rules", "cage", "relay", "hermes"},
+                    "overrides", "rules", "cage", "relay", "hermes", "workspace"},
               file, "");
     each([&] {
         for (const char* k : {"name", "extends", "description"})
@@ -373,6 +435,9 @@ void validate_policy_json(const json& doc, const std::string& file) {
     });
     each([&] {
         if (doc.contains("hermes")) check_hermes(doc["hermes"], file, "/hermes");
+    });
+    each([&] {
+        if (doc.contains("workspace")) check_workspace(doc["workspace"], file, "/workspace");
     });
 }
 
@@ -452,6 +517,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         if (h.contains("other_tools")) p.hermes.other_tools = *decision_from_string(h["other_tools"].get<std::string>());
         p.hermes.allow_tools = h.value("allow_tools", p.hermes.allow_tools);
     }
+    if (doc.contains("workspace")) p.workspace.roots = doc["workspace"].value("roots", p.workspace.roots);
     return p;
 }
 
@@ -495,7 +561,8 @@ nlohmann::json policy_to_json(const Policy& p) {
               {"max_tunnels", p.relay.max_tunnels}}},
             {"hermes",
              {{"other_tools", std::string(to_string(p.hermes.other_tools))},
-              {"allow_tools", p.hermes.allow_tools}}}};
+              {"allow_tools", p.hermes.allow_tools}}},
+            {"workspace", {{"roots", p.workspace.roots}}}};
 }
 
 std::optional<SyslogTarget> read_syslog_url(const std::string& url, std::string& problem) {

@@ -13,6 +13,7 @@
 #include "hook/classify/classifier.h"
 #include "tools/commands.h"
 #include "tools/policy_access.h"
+#include "tools/workspace_place.h"
 
 namespace toolcage::cli {
 
@@ -37,11 +38,11 @@ nlohmann::json verdict_json(const Verdict& v) {
     return {{"verdict", std::string(to_string(v.decision))}, {"rule", v.rule}, {"reason", v.reason}};
 }
 
-// make_context walks up to the git top level; a batch often repeats the same cwd.
-const classify::Context& context_for(const std::string& cwd,
-                                     std::map<std::string, classify::Context>& cache) {
+// The place walks up to the git top level; a batch often repeats the same cwd.
+const WorkspacePlace& place_for(const std::string& cwd, const Policy& policy,
+                                std::map<std::string, WorkspacePlace>& cache) {
     auto it = cache.find(cwd);
-    if (it == cache.end()) it = cache.emplace(cwd, classify::make_context(cwd)).first;
+    if (it == cache.end()) it = cache.emplace(cwd, workspace_place(cwd, policy)).first;
     return it->second;
 }
 
@@ -57,7 +58,7 @@ std::string absolute_cwd(const std::string& cwd) {
 }
 
 int run_batch(const CheckOptions& o, const Policy& policy) {
-    std::map<std::string, classify::Context> contexts;
+    std::map<std::string, WorkspacePlace> places;
     std::string line;
     std::size_t n = 0;
     while (std::getline(std::cin, line)) {
@@ -72,8 +73,9 @@ int run_batch(const CheckOptions& o, const Policy& policy) {
                 v = bad_line("line " + std::to_string(n) + ": \"cwd\" must be a string");
             } else {
                 std::string cwd = absolute_cwd(j.value("cwd", o.cwd));
-                v = classify::classify_command(j["command"].get<std::string>(),
-                                               context_for(cwd, contexts), policy);
+                const WorkspacePlace& place = place_for(cwd, policy, places);
+                const std::string command = j["command"].get<std::string>();
+                v = placed_verdict(classify::classify_command(command, place.context, policy), command, place, policy);
             }
         } catch (const nlohmann::json::exception&) {
             v = bad_line("line " + std::to_string(n) + ": not valid JSON");
@@ -95,14 +97,19 @@ int run_check(CheckOptions o) {
     if (o.batch) return run_batch(o, policy);
     if (o.command.empty()) throw Error("check: no command given; write toolcage check -- 'COMMAND'");
     std::string command = join_words(o.command);
-    Verdict v = classify::classify_command(command, classify::make_context(o.cwd), policy);
+    // The verdict the hook answers: a caged command where no workspace may be is asked about.
+    const WorkspacePlace place = workspace_place(o.cwd, policy);
+    Verdict v = placed_verdict(classify::classify_command(command, place.context, policy), command, place, policy);
     if (o.json) {
         auto j = verdict_json(v);
         j["policy"] = policy.name;
+        j["workspace"] = workspace_json(place.choice);
         std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {
         std::cout << "verdict: " << to_string(v.decision) << "\nrule:    " << v.rule
-                  << "\nreason:  " << v.reason << "\npolicy:  " << policy.name << '\n';
+                  << "\nreason:  " << v.reason << "\npolicy:  " << policy.name
+                  << "\nworkspace: " << (place.choice.ok() ? place.choice.dir : "none (" + place.choice.reason + ")")
+                  << '\n';
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "tools/commands.h"
 #include "tools/explain_report.h"
 #include "tools/policy_access.h"
+#include "tools/workspace_place.h"
 
 namespace toolcage::cli {
 
@@ -28,12 +29,18 @@ int run_explain(const std::string& policy_name, const std::string& cwd,
     Policy policy = load_checked_policy(policy_name);
     std::string command;
     for (const auto& w : words) command += (command.empty() ? "" : " ") + w;
-    auto e = classify::explain_command(command, classify::make_context(cwd), policy);
-    if (json)
-        std::cout << explain_json(command, e, policy).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                  << '\n';
-    else
-        std::cout << explain_text(command, e, policy);
+    const WorkspacePlace place = workspace_place(cwd, policy);
+    auto e = classify::explain_command(command, place.context, policy);
+    // The verdict the hook answers (a caged command where no workspace may be is asked about).
+    e.verdict = placed_verdict(e.verdict, command, place, policy);
+    if (json) {
+        auto j = explain_json(command, e, policy);
+        j["workspace"] = workspace_json(place.choice);
+        std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    } else {
+        std::cout << explain_text(command, e, policy)
+                  << "workspace: " << (place.choice.ok() ? place.choice.dir : "none: " + place.choice.reason) << '\n';
+    }
     return 0;
 }
 

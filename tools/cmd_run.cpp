@@ -1,5 +1,5 @@
 // `toolcage run [--policy NAME|FILE] [--step-id ID] [--workdir DIR] [--workspace DIR]
-// [--read-only] [--best-effort] -- PROGRAM ARGS...`: one command inside the cage (or the read-only cage);
+// [--new-project DIR] [--read-only] [--best-effort] -- PROGRAM ARGS...`: one command inside the cage (or the read-only cage);
 // exits with its status (128+n for a death by signal n).
 #include <iostream>
 #include <memory>
@@ -24,6 +24,9 @@ Subcommand add_run_command(CLI::App& app) {
                     "Where the command runs; its git top level is {workspace} (default: here)");
     sub->add_option("--workspace", o->workspace,
                     "The workspace ({workspace}) when it is not chosen from --workdir");
+    sub->add_option("--new-project", o->new_project,
+                    "Start a project: make this new directory (empty) in a work root of the policy and run there, "
+                    "with it as the workspace");
     sub->add_flag("--read-only", o->read_only,
                   "The read-only cage: no writes but /dev/null and the terminal, no network");
     sub->add_flag("--best-effort", o->best_effort,
@@ -36,7 +39,10 @@ Subcommand add_run_command(CLI::App& app) {
     return {sub, [o] {
                 o->load_policy = [](const std::string& name) { return load_checked_policy(name); };
                 // --verbose: first what the step is granted, in words; the path rules follow.
-                if (o->verbose)
+                if (o->verbose && !o->new_project.empty())
+                    std::cerr << "a new project: " << o->new_project << " is made (empty) in the work root and is "
+                                 "the step's workspace, its only writable place\n";
+                else if (o->verbose)
                     std::cerr << grant_summary(load_checked_policy(o->policy), resolve_workdir(o->workdir, "run"),
                                                o->read_only,
                                                o->workspace.empty() ? "" : resolve_workdir(o->workspace, "run"));

@@ -7,6 +7,7 @@
 #include "cage/step/workspace.h"
 #include "common/error.h"
 #include "common/user_home.h"
+#include "common/workspace_choice.h"
 
 namespace toolcage::cli {
 
@@ -44,18 +45,28 @@ std::string resolve_workdir(const std::string& given, const std::string& command
 // What a step run in `wd` is granted, in a person's words: the right-by-right report below it
 // has the same as raw path lists.
 std::string grant_summary(const Policy& p, const std::string& wd, bool read_only, const std::string& workspace) {
-    cage::StepPaths paths{wd, workspace.empty() ? cage::find_workspace(wd) : workspace, "/tmp/toolcage-STEP",
-                          user_home()};
+    // The workspace as `run` decides it (common/workspace_choice.h): none where none may be.
+    const workspace::Choice chosen =
+        workspace.empty() ? workspace::decide(wd, workspace::with_roots(workspace::guarded_from_process(),
+                                                                        p.workspace.roots))
+                          : workspace::Choice{workspace, {}, {}};
+    std::string o = "what a step in " + wd + " is granted:\n";
+    if (!chosen.ok() && !(read_only && chosen.readable))
+        return o + "  nothing: `toolcage run` refuses to start it: " + chosen.reason + "\n\n";
+    // The read-only cage where no workspace may be reads where it works.
+    cage::StepPaths paths{wd, chosen.ok() ? chosen.dir : wd, "/tmp/toolcage-STEP", user_home()};
     cage::ExpandedCage c = cage::expand_cage_policy(p.cage, paths);
     std::vector<std::string> writes;
     for (const auto& w : c.write)
         if (w == paths.workspace) writes.insert(writes.begin(), "the workspace");
         else if (w != paths.tmp && !w.starts_with("/dev/")) writes.push_back(w);  // /dev/null, /dev/tty: below
     const auto& l = p.cage.limits;
-    std::string o = "what a step in " + wd + " is granted:\n";
-    o += "  workspace: " + paths.workspace +
-         (!workspace.empty() ? " (given by --workspace)"
-                             : paths.workspace == wd ? "" : " (the git top level above it)") + "\n";
+    if (!chosen.ok())
+        o += "  workspace: none (it only reads, " + wd + " among what it reads): " + chosen.reason + "\n";
+    else
+        o += "  workspace: " + paths.workspace +
+             (!workspace.empty() ? " (given by --workspace)"
+                                 : paths.workspace == wd ? "" : " (the project that holds it)") + "\n";
     if (read_only) {
         o += "  writes:    nothing (the read-only cage: /dev/null and the terminal only)\n";
     } else {

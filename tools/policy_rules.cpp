@@ -33,7 +33,7 @@ int policy_rules(bool long_form, bool json) {
     }
     if (!long_form) {
         for (const auto& r : rules) std::cout << r.id << '\n';
-        for (const auto& r : own) std::cout << r.id << " (fixed)\n";
+        for (const auto& r : own) std::cout << r.id << '\n';  // --long says which are fixed
         return 0;
     }
     std::size_t w = 0;

@@ -120,6 +120,7 @@ LandlockPlan plan_landlock_rights(const ExpandedCage& cage, int abi, int kernel_
         }
     };
     add(cage.read, kReadAccess);
+    add(cage.list, ll::kFsReadDir);
     add(cage.execute, kExecuteAccess);
     add(cage.write, kWriteAccess);
     return plan;

@@ -13,15 +13,16 @@ bool within(const std::string& p, const std::string& dir) {
 }
 
 // A program a stranger's repository (or an earlier step) can have put there.
-bool writable_by_someone_else(const std::string& p, const StepPaths& paths) {
+bool writable_by_someone_else(const std::string& p, const StepPaths& paths, bool in_workspace) {
     for (std::string_view t : {"/tmp", "/var/tmp", "/dev/shm", "/run/user"})
         if (within(p, std::string(t))) return true;
-    return within(p, paths.workspace) || within(p, paths.home) || within(p, paths.workdir);
+    if (within(p, paths.home)) return true;
+    return in_workspace && (within(p, paths.workspace) || within(p, paths.workdir));
 }
 
 }  // namespace
 
-ExpandedCage read_only_cage(const CagePolicy& cage, const StepPaths& paths) {
+ExpandedCage read_only_cage(const CagePolicy& cage, const StepPaths& paths, bool in_workspace) {
     ExpandedCage x;
     for (const auto& e : cage.read) {
         if (e.find("{tmp}") != std::string::npos) continue;
@@ -35,7 +36,7 @@ ExpandedCage read_only_cage(const CagePolicy& cage, const StepPaths& paths) {
     for (const auto& e : cage.execute) {
         if (e.find('{') != std::string::npos) continue;
         std::string p = expand_placeholders(e, paths);
-        if (!writable_by_someone_else(p, paths)) x.execute.push_back(std::move(p));
+        if (!writable_by_someone_else(p, paths, in_workspace)) x.execute.push_back(std::move(p));
     }
     // The policy's variables, with its placeholders expanded as in the cage.
     CagePolicy env_only;

@@ -15,6 +15,9 @@ inline constexpr const char* kReadOnlyWritable[] = {"/dev/null", "/dev/tty", "/d
 // The policy's cage cut down to the read-only one: its read list (the step's own {tmp} left
 // out: a read-only step has none), the writable devices above, and its execute list without
 // any entry in the workspace, the home or a temp directory. Throws Error as expand_cage_policy.
-ExpandedCage read_only_cage(const CagePolicy& cage, const StepPaths& paths);
+// `in_workspace` false: the step works where no workspace may be ({workspace} is its working
+// directory, `/` or /usr included), which no step writes: only the home and the temp
+// directories are left out of the execute list then.
+ExpandedCage read_only_cage(const CagePolicy& cage, const StepPaths& paths, bool in_workspace = true);
 
 }  // namespace toolcage::cage

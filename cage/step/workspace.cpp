@@ -9,16 +9,6 @@ namespace fs = std::filesystem;
 
 namespace toolcage::cage {
 
-std::string find_workspace(const std::string& workdir) {
-    fs::path dir = fs::path(workdir).lexically_normal();
-    for (fs::path p = dir;; p = p.parent_path()) {
-        std::error_code ec;
-        if (fs::exists(p / ".git", ec)) return p.string();
-        if (p == p.parent_path()) break;
-    }
-    return dir.string();
-}
-
 std::string expand_placeholders(const std::string& entry, const StepPaths& paths) {
     std::string out;
     for (std::size_t i = 0; i < entry.size();) {

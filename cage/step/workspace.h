@@ -12,19 +12,19 @@ namespace toolcage::cage {
 
 struct StepPaths {
     std::string workdir;    // where the step starts (absolute)
-    std::string workspace;  // the git top level holding workdir, or workdir itself
+    std::string workspace;  // common/workspace_choice.h decide(): the project holding workdir
     std::string tmp;        // the step's own TMPDIR
     std::string home;       // $HOME, empty when unset
 };
-
-// The nearest directory at or above `workdir` that holds a .git (directory or file), else workdir.
-std::string find_workspace(const std::string& workdir);
 
 // The cage part of a policy with every placeholder expanded and every path absolute and
 // lexically normal. Entries that cannot be expanded ({home} without HOME) are left out: less
 // access is the safe side. `notes` says what was left out and why.
 struct ExpandedCage {
     std::vector<std::string> read;
+    // Directories whose entries may be listed, not read (the read-only cage's working directory
+    // where it holds toolcage's own state: cage/run.cpp).
+    std::vector<std::string> list;
     std::vector<std::string> write;
     std::vector<std::string> execute;
     std::map<std::string, std::string> env_set;

@@ -54,10 +54,11 @@ Verdict judge_shell(const ToolCall& call, const classify::Context& ctx, const De
 }
 
 // A directory a rewrite may name as the cage's workdir: absolute and normalised, an existing
-// directory, neither / nor the home directory nor one of its ancestors.
-bool acceptable_workdir(const std::string& w, const std::string& home) {
-    if (w.empty() || w.front() != '/' || w == "/" || absolute_path(w, "/", "") != w) return false;
-    if (!home.empty() && path_within(absolute_path(home, "/", ""), w)) return false;
+// directory, neither / nor the home directory nor one of its ancestors; anywhere for the
+// read-only cage without a workspace (`reads_only`), which writes nothing where it works.
+bool acceptable_workdir(const std::string& w, const std::string& home, bool reads_only = false) {
+    if (w.empty() || w.front() != '/' || absolute_path(w, "/", "") != w) return false;
+    if (!reads_only && (w == "/" || (!home.empty() && path_within(absolute_path(home, "/", ""), w)))) return false;
     struct stat st {};
     return ::stat(w.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
@@ -79,14 +80,20 @@ std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc
     // inside the workspace it names.
     const std::string& where = run.workdir.empty() ? run.workspace : run.workdir;
     if (run.toolcage_bin != dc.toolcage_bin || run.policy != dc.policy_arg ||
-        !acceptable_workdir(where, dc.home) ||
+        !acceptable_workdir(where, dc.home, run.read_only && run.workspace.empty()) ||
         (!run.workspace.empty() && !acceptable_workdir(run.workspace, dc.home)) ||
         parse_rewrite(run.command))
         return std::nullopt;
+    // A project started in a work root: the step works in the new directory, directly in the
+    // root it names as its workdir (hook/decision/new_project.h).
+    if (!run.new_project.empty() &&
+        (!run.workspace.empty() || run.read_only || std::ranges::find(dc.guarded.roots, where) == dc.guarded.roots.end() ||
+         run.new_project.rfind('/') != where.size() || !run.new_project.starts_with(where + "/")))
+        return std::nullopt;
     ToolCall inner = call;
     inner.command = parts->outside.empty() ? run.command : parts->outside + " && " + run.command;
-    inner.cwd = where;
-    Verdict v = judge_shell(inner, classify::make_context(where, dc.guarded), dc);
+    inner.cwd = run.new_project.empty() ? where : run.new_project;
+    Verdict v = judge_shell(inner, classify::make_context(inner.cwd, dc.guarded), dc);
     if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
     step_id = run.step_id;
     return Verdict{Decision::allow, std::string(kOwnRewrite),
@@ -239,9 +246,22 @@ Verdict decide_other(const ToolCall& call, const DecideContext& dc) {
                 std::string(to_string(h.other_tools))};
 }
 
+Outcome decide_placed(const ToolCall& call, const DecideContext& dc);
+
 }  // namespace
 
 Outcome decide(const ToolCall& call, const DecideContext& dc) {
+    if (dc.policy.workspace.roots.empty()) return decide_placed(call, dc);
+    // The policy's work roots change where a workspace may be: the call's place with them.
+    const workspace::Guarded rooted = workspace::with_roots(dc.guarded, dc.policy.workspace.roots);
+    const DecideContext with_roots{dc.policy, dc.policy_arg, dc.toolcage_bin, dc.protect, dc.home,
+                                   dc.step_id, rooted, classify::make_context(dc.where.cwd, rooted)};
+    return decide_placed(call, with_roots);
+}
+
+namespace {
+
+Outcome decide_placed(const ToolCall& call, const DecideContext& dc) {
     Outcome o;
     o.hermes_approve = dc.policy.hermes_approve;
     switch (call.kind) {
@@ -274,7 +294,7 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
     // toolcage's own rewrite is placed already: it runs as it is.
     if (call.kind == ToolKind::shell && o.verdict.rule != kOwnRewrite) {
         PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
-                            dc.where.workspace, dc.step_id};
+                            workspace::decide(dc.where.cwd, dc.guarded), dc.step_id};
         Placement p = place_shell_command(call, o.verdict, pc);
         o.verdict = p.verdict;
         o.rewrite = std::move(p.rewrite);
@@ -289,12 +309,14 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
                 o.step_id = parts->run.step_id;
             } else {
                 o.rewrite = cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, dc.step_id,
-                                                     call.cwd, pc.workspace, false, call.command});
+                                                     call.cwd, pc.workspace.dir, false, call.command, ""});
                 o.step_id = dc.step_id;
             }
         }
     }
     return o;
 }
+
+}  // namespace
 
 }  // namespace toolcage::hook

@@ -18,6 +18,7 @@ std::string run_words_text(const CageRewrite& r, bool with_workdir, const std::s
     return single_quoted(r.toolcage_bin) + " run --policy " + single_quoted(r.policy) +
            " --step-id " + r.step_id + (with_workdir ? " --workdir " + single_quoted(r.workdir) : "") +
            (r.workspace.empty() ? "" : " --workspace " + single_quoted(r.workspace)) +
+           (r.new_project.empty() ? "" : " --new-project " + single_quoted(r.new_project)) +
            (r.read_only ? " --read-only" : "") + " -- /bin/bash -c " + single_quoted(command);
 }
 
@@ -26,7 +27,7 @@ std::string run_words_text(const CageRewrite& r, bool with_workdir, const std::s
 std::string cage_rewrite(const std::string& toolcage_bin, const std::string& policy,
                          const std::string& step_id, const std::string& workdir,
                          const std::string& command) {
-    return run_words_text(CageRewrite{toolcage_bin, policy, step_id, workdir, "", false, command}, true,
+    return run_words_text(CageRewrite{toolcage_bin, policy, step_id, workdir, "", false, command, ""}, true,
                           command);
 }
 
@@ -56,11 +57,13 @@ std::optional<CageRewrite> run_words(const shell::Command& c) {
     for (; i + 1 < w.size() && w[i] != "--"; ++i) {
         if (w[i] == "--read-only") {
             r.read_only = true;
-        } else if (w[i] == "--policy" || w[i] == "--step-id" || w[i] == "--workdir" || w[i] == "--workspace") {
-            std::string& field = w[i] == "--policy"    ? r.policy
-                                 : w[i] == "--step-id" ? r.step_id
-                                 : w[i] == "--workdir" ? r.workdir
-                                                       : r.workspace;
+        } else if (w[i] == "--policy" || w[i] == "--step-id" || w[i] == "--workdir" || w[i] == "--workspace" ||
+                   w[i] == "--new-project") {
+            std::string& field = w[i] == "--policy"      ? r.policy
+                                 : w[i] == "--step-id"   ? r.step_id
+                                 : w[i] == "--workdir"   ? r.workdir
+                                 : w[i] == "--workspace" ? r.workspace
+                                                         : r.new_project;
             field = w[++i];
         } else {
             return std::nullopt;

@@ -28,10 +28,13 @@ struct CageRewrite {
     std::string workspace;     // the workspace the hook chose (empty: run chooses from workdir)
     bool read_only = false;    // the read-only cage, for an allowed command
     std::string command;       // the agent's command, as sent
+    // A project started in a work root (hook/decision/new_project.h): the new directory, which
+    // `run --new-project` makes and the step works in; empty for every other step.
+    std::string new_project{};
 };
 
 // Without a prefix of moves: '<bin>' run --policy P --step-id ID --workdir W [--workspace S]
-// [--read-only] -- /bin/bash -c 'CMD'. With one: `builtin cd './DIR' && '<bin>' run --policy P
+// [--new-project D] [--read-only] -- /bin/bash -c 'CMD'. With one: `builtin cd './DIR' && '<bin>' run --policy P
 // --step-id ID [--workspace S] [--read-only] -- /bin/bash -c '<rest>'`: the step starts where the agent's
 // shell is once the prefix has moved it.
 std::string cage_rewrite(const CageRewrite& r);

@@ -1,13 +1,16 @@
 // Where a shell command the decision lets through runs: in the agent's shell (directory moves
 // alone, in toolcage's words; anything under a policy with allow_runs "bare", as sent), in the
-// read-only cage (every other allowed command), or in the cage; and the rewrite that puts it there. A command that needs a workspace where there is
-// none (the agent's cwd is the home, /, or holds toolcage's files) is asked about instead.
+// read-only cage (every other allowed command, wherever the agent is: it writes nothing), or in
+// the cage; and the rewrite that puts it there. A command that writes where no workspace may be
+// (common/workspace_choice.h decide()) is asked about instead, with the decision's reason.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/policy.h"
 #include "common/verdict.h"
+#include "common/workspace_choice.h"
 #include "hook/call/tool_call.h"
 
 namespace toolcage::hook {
@@ -24,9 +27,13 @@ struct PlacementContext {
     const Policy& policy;
     std::string policy_arg;    // what the rewrite passes to `toolcage run --policy`
     std::string toolcage_bin;  // absolute path of the toolcage binary
-    std::string workspace;     // the workspace chosen for the call's cwd; empty: none may be
+    workspace::Choice workspace;  // the workspace decided for the call's cwd (with the policy's roots)
     std::string step_id;       // what the rewrite passes to `toolcage run --step-id`
 };
+
+// The ask a verdict placed in the cage (or, `read_only`, the read-only cage) becomes where no
+// workspace may be (and the read-only cage may not read either); nullopt when it may run there.
+std::optional<Verdict> no_workspace(const Verdict& v, bool read_only, const workspace::Choice& where);
 
 // `v` is the shell command's verdict, after the git and self-protection checks.
 Placement place_shell_command(const ToolCall& call, const Verdict& v, const PlacementContext& pc);

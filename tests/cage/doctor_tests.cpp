@@ -1,4 +1,8 @@
+#include <stdlib.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
 
 #include "cage/containment/interpreter.h"
 #include "cage/doctor.h"
@@ -6,6 +10,19 @@
 using namespace toolcage::cage;
 
 namespace {
+
+// A directory of its own under /tmp (/tmp itself is no workspace), removed after the test.
+struct OwnDir {
+    std::string path;
+    OwnDir() {
+        std::string t = "/tmp/toolcage-doctor-XXXXXX";
+        REQUIRE(::mkdtemp(t.data()) != nullptr);
+        path = t;
+    }
+    ~OwnDir() { std::filesystem::remove_all(path); }
+    OwnDir(const OwnDir&) = delete;
+    OwnDir& operator=(const OwnDir&) = delete;
+};
 
 toolcage::Policy test_policy() {
     toolcage::Policy p;
@@ -40,7 +57,9 @@ TEST_CASE("doctor warns for an execute file whose interpreter the policy cannot 
 }
 
 TEST_CASE("doctor reports right by right, and refusals below min_abi", "[cage][doctor]") {
-    DoctorReport full = diagnose(test_policy(), "/tmp", -1);
+    OwnDir own;
+    DoctorReport full = diagnose(test_policy(), own.path, -1);
+    CHECK(full.workspace.dir == own.path);
     CHECK(full.kernel.landlock_abi >= 4);
     CHECK(full.would_run);
     CHECK(full.landlock.status == Enforcement::full);
@@ -50,7 +69,7 @@ TEST_CASE("doctor reports right by right, and refusals below min_abi", "[cage][d
     CHECK(j["network"].get<std::string>().starts_with("closed: no TCP connect or bind"));
     CHECK(to_text(full).find("needs cage.network \"netns\"") != std::string::npos);
 
-    DoctorReport old = diagnose(test_policy(), "/tmp", 3);
+    DoctorReport old = diagnose(test_policy(), own.path, 3);
     CHECK_FALSE(old.would_run);
     CHECK(old.refusal.find("needs Landlock ABI 4") != std::string::npos);
     CHECK(old.landlock.status == Enforcement::partial);
@@ -60,4 +79,14 @@ TEST_CASE("doctor reports right by right, and refusals below min_abi", "[cage][d
     CHECK(text.find("would refuse") != std::string::npos);
     // Landlock below ABI 4 has no network rights: the network is not said to be closed.
     CHECK(to_json(old)["network"] == "TCP not restricted: Landlock ABI 3 has no network rights");
+}
+
+TEST_CASE("doctor says run would refuse where no workspace may be, in run's words", "[cage][doctor]") {
+    DoctorReport r = diagnose(test_policy(), "/tmp", -1);
+    CHECK_FALSE(r.would_run);
+    CHECK_FALSE(r.workspace.ok());
+    CHECK(r.refusal == r.workspace.reason);
+    CHECK(r.refusal.starts_with("/tmp is shared with every user and program on this machine, so it cannot be a workspace"));
+    CHECK(to_json(r)["workspace"]["reason"] == r.refusal);
+    CHECK(to_text(r).find("would refuse: " + r.refusal) != std::string::npos);
 }

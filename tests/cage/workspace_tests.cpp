@@ -10,23 +10,6 @@
 using namespace toolcage::cage;
 namespace fs = std::filesystem;
 
-TEST_CASE("the workspace is the git top level holding the working directory", "[cage][workspace]") {
-    char tmpl[] = "/tmp/toolcage-ws-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl));
-    fs::path base = tmpl;
-    fs::create_directories(base / "repo/.git");
-    fs::create_directories(base / "repo/src/deep");
-    fs::create_directories(base / "plain/sub");
-    fs::create_directories(base / "repo/src/worktree");
-    std::ofstream((base / "repo/src/worktree/.git").string()) << "gitdir: elsewhere\n";
-    CHECK(find_workspace((base / "repo/src/deep").string()) == (base / "repo").string());
-    CHECK(find_workspace((base / "repo").string()) == (base / "repo").string());
-    CHECK(find_workspace((base / "repo/src/worktree").string()) ==
-          (base / "repo/src/worktree").string());
-    CHECK(find_workspace((base / "plain/sub").string()) == (base / "plain/sub").string());
-    fs::remove_all(base);
-}
-
 TEST_CASE("placeholders expand; bad ones are refused", "[cage][workspace]") {
     StepPaths p{"/w/sub", "/w", "/tmp/toolcage-x", "/home/u"};
     CHECK(expand_placeholders("{workspace}", p) == "/w");

@@ -85,32 +85,44 @@ TEST_CASE("claude: a leading cd stays in Claude Code's shell, the rest goes in t
                                               "' -- /bin/bash -c 'make test'");
 }
 
-TEST_CASE("claude: in the home directory there is no workspace: a command to cage is asked about", "[claude]") {
+TEST_CASE("claude: in the home directory there is no workspace: a command to cage is asked about, ls runs read-only",
+          "[claude]") {
     HookFixture f;
     toolcage::test::make_dirs(f.home + "/proj");
-    for (const char* c : {"ls", "make"}) {
-        json h = decision_of(f.hook(claude_bash(c, f.home)));
-        INFO(c);
-        CHECK(h["permissionDecision"] == "ask");
-        CHECK(h["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
-    }
+    json make = decision_of(f.hook(claude_bash("make", f.home)));
+    CHECK(make["permissionDecision"] == "ask");
+    const std::string why = make["permissionDecisionReason"].get<std::string>();
+    CHECK(why.find("hook.no-workspace") != std::string::npos);
+    CHECK(why.find(f.home + " is the home directory, so it cannot be a workspace") != std::string::npos);
+    // Reading needs no workspace: ls runs in the read-only cage where the agent is, unasked.
+    json ls = decision_of(f.hook(claude_bash("ls", f.home)));
+    CHECK(ls["permissionDecision"] == "allow");
+    CHECK(with_step_id_as_id(ls["updatedInput"]["command"]) == "'" + std::string(TOOLCAGE_BIN) +
+                                                                   "' run --policy 'default' --step-id ID --workdir '" +
+                                                                   f.home + "' --read-only -- /bin/bash -c 'ls'");
     // Below it, a directory outside any project is none either (the agent chose its cwd);
     // a project is; builtins still run.
     json plain = decision_of(f.hook(claude_bash("make", f.home + "/proj")));
     CHECK(plain["permissionDecision"] == "ask");
+    CHECK(plain["permissionDecisionReason"].get<std::string>().find(
+              f.home + "/proj is a directory of the home outside any project and outside the policy's work roots") !=
+          std::string::npos);
+    CHECK(decision_of(f.hook(claude_bash("ls", f.home + "/proj")))["permissionDecision"] == "allow");
     for (const char* d : {"/.ssh", "/.config", "/.claude"}) {
         toolcage::test::make_dirs(f.home + d);
-        json dot = decision_of(f.hook(claude_bash("make", f.home + d)));
         INFO(d);
-        CHECK(dot["permissionDecision"] == "ask");
-        CHECK(dot["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
+        // Inside a dot-directory or an agent's configuration even a read is asked about: the
+        // read-only cage would read all of it.
+        for (const char* c : {"make", "ls"}) {
+            json dot = decision_of(f.hook(claude_bash(c, f.home + d)));
+            CHECK(dot["permissionDecision"] == "ask");
+            CHECK(dot["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
+        }
     }
     toolcage::test::write_file(f.home + "/proj/Makefile", "all:\n");
     json p = decision_of(f.hook(claude_bash("ls", f.home + "/proj")));
     CHECK(p["updatedInput"]["command"].get<std::string>().find("--workspace '" + f.home + "/proj'") != std::string::npos);
-    // What a person may approve there runs in toolcage's cage, never bare.
-    json pwd = decision_of(f.hook(claude_bash("pwd", f.home)));
-    CHECK(pwd["updatedInput"]["command"].get<std::string>().starts_with("'" + std::string(TOOLCAGE_BIN) + "' run "));
+    CHECK(decision_of(f.hook(claude_bash("pwd", f.home)))["permissionDecision"] == "allow");
 }
 
 TEST_CASE("claude: a caged command is allowed with the whole input, command rewritten", "[claude]") {

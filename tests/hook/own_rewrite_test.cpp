@@ -186,7 +186,7 @@ TEST_CASE("own rewrite: an ask carries its caged rewrite, and the rewrite still 
     CHECK(out["rule_key"].get<std::string>().starts_with("toolcage:test.ask-me:terminal:"));
     std::string rw = out["args"]["command"];
     CHECK(rw == toolcage::hook::cage_rewrite(
-                    toolcage::hook::CageRewrite{TOOLCAGE_BIN, policy, step_of(rw), f.ws, f.ws, false, "echo ask-me"}));
+                    toolcage::hook::CageRewrite{TOOLCAGE_BIN, policy, step_of(rw), f.ws, f.ws, false, "echo ask-me", ""}));
     auto again = f.hook(hermes_terminal(rw, "/"), {"--policy", policy});
     json out2 = parse_out(again);
     CHECK(out2["action"] == "approve");

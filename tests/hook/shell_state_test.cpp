@@ -113,7 +113,7 @@ TEST_CASE("bash moves the agent's shell by the prefix and runs the rest where it
     toolcage::test::write_file(fake, "#!/bin/bash\nprintf '%s|%s\\n' \"$PWD\" \"${@: -1}\"\n");
     REQUIRE(::chmod(fake.c_str(), 0755) == 0);
     std::string rw = toolcage::hook::cage_rewrite(
-        toolcage::hook::CageRewrite{fake, "default", "0123456789abcdef", dir.path(), dir.path(), true, "cd sub && export A=1 && ls"});
+        toolcage::hook::CageRewrite{fake, "default", "0123456789abcdef", dir.path(), dir.path(), true, "cd sub && export A=1 && ls", ""});
     // One shell, as the agent keeps it, with a function named cd and a CDPATH that would lead
     // elsewhere: after the call its cwd is sub, and the export stayed in the cage.
     const std::string shell_state = "cd() { echo hijacked; }; CDPATH='" + dir.path() + "/elsewhere'; ";

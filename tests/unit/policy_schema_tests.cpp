@@ -136,3 +136,20 @@ TEST_CASE("hermes: other_tools and allow_tools are checked and read") {
     CHECK(p.hermes.allow_tools == std::vector<std::string>{"todo"});
     CHECK(toolcage::policy_from_json(json::parse("{}"), "p.json").hermes.other_tools == toolcage::Decision::ask);
 }
+
+TEST_CASE("work roots: a home, /, a shared or system directory, a dot-directory are refused with the fix") {
+    for (const char* bad : {R"("~")", R"("~/")", R"("~/.claude")", R"("~/.local/share")", R"("/")", R"("/tmp")",
+                            R"("/usr/local/src")", R"("/etc/x")", R"("/home/u")", R"("/srv/.x/y")", R"("work")",
+                            R"("~/a/../../b")", R"("")"}) {
+        INFO(bad);
+        const std::string e = error_of(std::string(R"({"workspace": {"roots": [)") + bad + "]}}");
+        CHECK(e.starts_with("p.json: /workspace/roots/0: "));
+        CHECK(e.find("\"~/work\"") != std::string::npos);
+    }
+    CHECK(error_of(R"({"workspace": {"root": ["~/work"]}})").starts_with("p.json: /workspace/root: unknown field"));
+    CHECK(error_of(R"({"workspace": {"roots": "~/work"}})").starts_with("p.json: /workspace/roots: "));
+    CHECK(error_of(R"({"workspace": {"roots": ["~/work", "~/src", "/srv/agents", "/tmp/agents"]}})").empty());
+    auto p = toolcage::policy_from_json(json::parse(R"({"workspace": {"roots": ["~/work"]}})"), "p.json");
+    CHECK(p.workspace.roots == std::vector<std::string>{"~/work"});
+    CHECK(toolcage::policy_to_json(p)["workspace"]["roots"] == json::array({"~/work"}));
+}

@@ -90,6 +90,10 @@ TEST_CASE("outside any home the workspace is the git top or the directory itself
     auto g = guarded_for(t.path / "nohome", t.path / "bin");
     CHECK(ws::choose((t.path / "w/x").string(), g) == (t.path / "w").string());
     CHECK(ws::choose((t.path / "plain").string(), g) == (t.path / "plain").string());
+    // A worktree's .git is a file: its directory is the workspace, not the repository above it.
+    fs::create_directories(t.path / "w/x/tree");
+    std::ofstream(t.path / "w/x/tree/.git") << "gitdir: elsewhere\n";
+    CHECK(ws::choose((t.path / "w/x/tree").string(), g) == (t.path / "w/x/tree").string());
 }
 
 TEST_CASE("the process's own guard names the home and the agents' configuration", "[workspace]") {
@@ -164,4 +168,49 @@ TEST_CASE("a directory is judged by its real name too: a link to a home's dot-di
     // A link to a directory that may be one is followed as usual; the everyday case beside it.
     CHECK(ws::choose((t.path / "work/alias").string(), g) == (t.path / "work/alias").string());
     CHECK(ws::choose((home / "src/app").string(), g) == (home / "src/app").string());
+}
+
+TEST_CASE("a work root holds projects: each directory below it is one, the root itself none", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    fs::path root = home / "work";
+    for (const char* d : {"work/proj/src/deep", "work/nest/sub/.git", "work/nest/sub/a", "notes", "work/.hidden/x"})
+        fs::create_directories(home / d);
+    auto g = ws::with_roots(guarded_for(home, t.path / "bin"), {root.string()});
+    REQUIRE(g.roots == std::vector<std::string>{root.string()});
+    const ws::Choice at_root = ws::decide(root.string(), g);
+    CHECK_FALSE(at_root.ok());
+    CHECK(at_root.root == root.string());
+    CHECK(at_root.reason.starts_with(root.string() + " is a work root of the policy"));
+    // A project of its own (no marker needed), a nested repository, as the walk finds them.
+    CHECK(ws::decide((root / "proj/src/deep").string(), g).dir == (root / "proj").string());
+    CHECK(ws::decide((root / "proj").string(), g).dir == (root / "proj").string());
+    CHECK(ws::decide((root / "nest/sub/a").string(), g).dir == (root / "nest/sub").string());
+    CHECK(ws::refusal_sentence(root.string(), g) == at_root.reason);  // given as --workspace: refused too
+    // Outside the root, in the home, the reason names the directory and the root that would fix it.
+    const ws::Choice notes = ws::decide((home / "notes").string(), g);
+    CHECK(notes.reason == (home / "notes").string() +
+                              " is a directory of the home outside any project and outside the policy's work roots, "
+                              "so a step that writes has no workspace there; run it in a project (a directory with "
+                              ".git or a project file such as package.json) or add a work root to the policy: "
+                              "\"workspace\": {\"roots\": [\"~/notes\"]}");
+    CHECK(notes.readable);
+    CHECK_FALSE(ws::decide((home / ".ssh").string(), g).readable);
+}
+
+TEST_CASE("a work root that could not be a workspace's parent is left out, with why", "[workspace]") {
+    toolcage::test::TempDir t;
+    fs::path home = t.path / "home";
+    fs::create_directories(home / ".claude/projects");
+    fs::create_directories(home / "work");
+    auto g = guarded_for(home, t.path / "bin");
+    const std::vector<std::string> bad = {home.string(), (home / ".claude/projects").string(), "/", "/tmp", "rel"};
+    CHECK(ws::with_roots(g, bad).roots.empty());
+    CHECK(ws::root_problems(g, bad).size() == bad.size());
+    CHECK(ws::root_problems(g, {(home / "work").string()}).empty());
+    // Every refusal is a sentence with the directory, the reason and the fix.
+    const ws::Choice tmp = ws::decide("/tmp", g);
+    CHECK(tmp.reason == "/tmp is shared with every user and program on this machine, so it cannot be a "
+                        "workspace (a step that writes may write all of its workspace); make a directory of its own "
+                        "under it (mkdir /tmp/NAME) and run it there");
 }

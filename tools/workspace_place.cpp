@@ -1,0 +1,40 @@
+#include "tools/workspace_place.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "common/path_text.h"
+#include "hook/decision/run_placement.h"
+
+namespace toolcage::cli {
+
+WorkspacePlace workspace_place(const std::string& cwd_in, const Policy& policy) {
+    std::string cwd = cwd_in;
+    if (cwd.empty() || cwd[0] != '/') {
+        std::error_code ec;
+        std::filesystem::path p = std::filesystem::absolute(cwd.empty() ? "." : cwd, ec);
+        if (!ec) cwd = normal_path(p.string());
+    }
+    const workspace::Guarded g = workspace::with_roots(workspace::guarded_from_process(), policy.workspace.roots);
+    WorkspacePlace p;
+    p.context = classify::make_context(cwd, g);
+    p.choice = workspace::decide(p.context.cwd, g);
+    return p;
+}
+
+Verdict placed_verdict(const Verdict& v, const std::string& command, const WorkspacePlace& place,
+                       const Policy& policy) {
+    hook::ToolCall call;
+    call.kind = hook::ToolKind::shell;
+    call.command = command;
+    call.cwd = place.context.cwd;
+    return hook::place_shell_command(call, v, {policy, "", "", place.choice, ""}).verdict;
+}
+
+nlohmann::json workspace_json(const workspace::Choice& c) {
+    nlohmann::json j = {{"ok", c.ok()}, {"dir", c.dir}, {"reason", c.reason}};
+    if (!c.root.empty()) j["root"] = c.root;
+    return j;
+}
+
+}  // namespace toolcage::cli
