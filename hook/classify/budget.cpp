@@ -8,7 +8,9 @@ namespace toolcage::classify::detail {
 
 namespace {
 
-size_t value_bytes(const Value& v) { return v.text.size() + sizeof(Value); }
+// A value costs its text and the Value that carries it (a million empty words are not free).
+size_t value_bytes_of(const std::string& text) { return text.size() + sizeof(Value); }
+size_t value_bytes(const Value& v) { return value_bytes_of(v.text); }
 
 size_t scope_bytes(const Scope& s) {
     size_t n = sizeof(Scope) + s.cwd.size();
@@ -51,7 +53,7 @@ void Analyzer::spend_value(const std::string& text, std::string_view what) {
         budget::exceeded(std::string(what) + " would pass " + std::to_string(budget::kMaxValueBytes) +
                          " bytes");
     }
-    spend_bytes(text.size() + 1);
+    spend_bytes(value_bytes_of(text));
 }
 
 void Analyzer::spend_parse(size_t text_bytes) {
