@@ -22,7 +22,7 @@ inline constexpr std::size_t kMaxProducedBytes = 8 * 1024 * 1024;
 // them: `cd a; cd b` may leave the shell in a, b, a/b).
 inline constexpr std::size_t kMaxBases = 256;
 // Words times directories the self-protection check resolves.
-inline constexpr std::size_t kMaxPathChecks = 256 * 1024;
+inline constexpr std::size_t kMaxPathChecks = 32 * 1024;
 // Nesting of arrays and objects in a tool call's JSON: the parser recurses once a level.
 inline constexpr std::size_t kMaxJsonDepth = 256;
 // Steps of working out what interpreter code's names hold (a = b + b; b = c + c; …), each

@@ -216,7 +216,7 @@ constexpr RuleInfo kRules[] = {
      "terraform plan, pulumi preview, helm list",
      "they read state with the user's credentials"},
     {"input.too-complex", "deny",
-     "a command whose analysis passes a bound (common/analysis_budget.h): a value or word over 64 KiB, over 8 MiB worked out in all, over 20000 commands walked, over 64 directories it may run in, a pattern removal on a value over 4 KiB; fixed, no override changes it",
+     "a command whose analysis passes a bound (common/analysis_budget.h): a value or word over 64 KiB, over 8 MiB worked out in all, over 20000 commands walked, over 256 directories it may run in, over 32768 words times those directories, a pattern removal on a value over 4 KiB; fixed, no override changes it",
      "a command judged from part of its reading could allow what the rest does"},
     {"internal.error", "deny",
      "any command the classifier failed on",
