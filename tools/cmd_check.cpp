@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/analysis_budget.h"
 #include "common/error.h"
 #include "hook/classify/classifier.h"
 #include "tools/commands.h"
@@ -65,8 +66,10 @@ int run_batch(const CheckOptions& o, const Policy& policy) {
         ++n;
         Verdict v;
         try {
-            auto j = nlohmann::json::parse(line);
-            if (!j.is_object() || !j.contains("command") || !j["command"].is_string()) {
+            if (budget::json_too_deep_at(line) != std::string_view::npos) {
+                v = bad_line("line " + std::to_string(n) + ": nested more than " +
+                             std::to_string(budget::kMaxJsonDepth) + " deep");
+            } else if (auto j = nlohmann::json::parse(line); !j.is_object() || !j.contains("command") || !j["command"].is_string()) {
                 v = bad_line("line " + std::to_string(n) +
                              ": expected {\"command\": \"…\", \"cwd\": \"…\"} with a string command");
             } else if (j.contains("cwd") && !j["cwd"].is_string()) {

@@ -274,6 +274,24 @@ public:
     Decision probe_max = Decision::allow;
     int depth = 0;        // nesting of run_string
     int budget = 20000;   // commands analysed before giving up (deny)
+    // Bytes of words, values and output texts worked out so far (common/analysis_budget.h).
+    size_t produced = 0;
+    // Steps taken working out interpreter code's names (code_scan.cpp).
+    size_t code_steps = 0;
+
+    // ---- bounds (budget.cpp): each throws budget::Exceeded past its limit, which stops the
+    // analysis; classify_command() answers it with input.too-complex.
+    // One command (or compound) walked: loops and function calls walk theirs again.
+    void spend_command();
+    // A value or word worked out: at most kMaxValueBytes, and counted against the total.
+    void spend_value(const std::string& text, std::string_view what);
+    // Bytes copied or built (a shell state copied for a subshell, an output joined).
+    void spend_bytes(size_t n);
+    // Text parsed again during the walk (eval, bash -c, a function's ${x:-$(…)}): its tree is
+    // kept until the end, several times the text's size.
+    void spend_parse(size_t text_bytes);
+    // A copy of the shell state for a subshell, a substitution or a branch, its size counted.
+    Scope copy_scope(const Scope& s);
     std::vector<std::string> call_stack;  // functions being walked
 
 private:
@@ -289,6 +307,8 @@ private:
                          std::vector<std::pair<std::string, bool>>* out_files);
     void record_output(const std::vector<std::pair<std::string, bool>>& files, const Stream& out, Scope& scope);
     void merge_branches(Scope& into, const std::vector<Scope>& branches);
+    // The output of one command after another's (a list, a group, a loop's rounds).
+    Stream join_output(Stream a, const Stream& b);
     Value part_value(const shell::WordPart& p, Scope& scope);
     Stream capture(const shell::Script& s, Scope& scope);
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/analysis_budget.h"
 #include "common/user_home.h"
 #include "common/workspace_choice.h"
 #include "hook/classify/analyzer.h"
@@ -198,6 +199,8 @@ Verdict classify_command(const std::string& command, const Context& ctx, const P
     try {
         detail::Analyzer a(ctx, policy);
         return a.classify(command);
+    } catch (const budget::Exceeded& e) {
+        return budget::refusal(e.what);
     } catch (const std::exception& e) {
         return Verdict{Decision::deny, "internal.error",
                        std::string("the classifier failed on this command (") + e.what() + "); refusing it"};
@@ -212,6 +215,8 @@ Explanation explain_command(const std::string& command, const Context& ctx, cons
         detail::Analyzer a(ctx, policy);
         a.trace = &e;
         e.verdict = a.classify(command);
+    } catch (const budget::Exceeded& ex) {
+        e.verdict = budget::refusal(ex.what);
     } catch (const std::exception& ex) {
         e.verdict = Verdict{Decision::deny, "internal.error",
                             std::string("the classifier failed on this command (") + ex.what() + "); refusing it"};

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "common/analysis_budget.h"
 #include "hook/classify/analyzer.h"
 #include "hook/classify/text.h"
 
@@ -465,7 +466,9 @@ struct CodeVal {
 
 class Evaluator {
 public:
-    Evaluator(const std::vector<Token>& t, const std::string& home, const std::string& cwd) : t_(t), home_(home), cwd_(cwd) {}
+    // `work`: the steps taken so far in this command, over every program's code.
+    Evaluator(const std::vector<Token>& t, const std::string& home, const std::string& cwd, size_t& work)
+        : t_(t), home_(home), cwd_(cwd), work_(work) {}
 
     size_t match(size_t open) const {
         int depth = 0;
@@ -544,6 +547,8 @@ public:
 
     CodeVal eval(size_t b, size_t e, int depth) const {
         if (b >= e || depth > 4) return unknown();
+        // Names defined from names, each used many times, multiply the work by level.
+        spend(1);
         // A list literal: [a, b] (python, js, ruby, perl qw) or (a, b) in perl.
         if (t_[b].kind == Tok::punct && (t_[b].text == "[" || t_[b].text == "(") && match(b) == e - 1) {
             auto parts = split_args(b + 1, e - 1);
@@ -560,6 +565,9 @@ public:
             CodeVal part = term(i, e, next, depth);
             if (part.list) return (i == b && next >= e) ? part : unknown();
             out.text += part.text;
+            if (out.text.size() > budget::kMaxValueBytes)
+                budget::exceeded("a value in the interpreter code would pass " +
+                                 std::to_string(budget::kMaxValueBytes) + " bytes");
             out.glob = out.glob || part.glob;
             i = next;
             if (i >= e) return out;
@@ -689,6 +697,7 @@ private:
     }
 
     CodeVal variable(const std::string& name, int depth) const {
+        spend(t_.size());
         for (size_t i = 0; i + 1 < t_.size(); ++i) {
             if (t_[i].kind != Tok::ident || t_[i].text != name) continue;
             if (!(t_[i + 1].kind == Tok::punct && t_[i + 1].text == "=")) continue;
@@ -712,9 +721,17 @@ private:
         return unknown();
     }
 
+    void spend(size_t steps) const {
+        work_ += steps;
+        if (work_ > budget::kMaxCodeSteps)
+            budget::exceeded("evaluating the interpreter code's names takes more than " +
+                             std::to_string(budget::kMaxCodeSteps) + " steps");
+    }
+
     const std::vector<Token>& t_;
     const std::string& home_;
     const std::string& cwd_;
+    size_t& work_;
 };
 
 bool looks_like_command(const std::string& s) {
@@ -761,16 +778,17 @@ void Analyzer::interpreter_code(std::string_view lang, const Value& code, Call& 
     Lang g = lang_of(lang);
     Tokenizer tz(code.text, g, home);
     std::vector<Token> toks = tz.run();
-    Evaluator ev(toks, home, cwd);
+    Evaluator ev(toks, home, cwd, code_steps);
     // Shell text given as the program (python3 - <<EOF … rm -rf ~ …): it does nothing in the
     // interpreter, or it is a mistake about which program reads it; refused when destructive.
     if (depth < 6) {
+        spend_parse(tz.blanked().size());
         shell::ParseResult as_shell = shell::parse(tz.blanked());
         if (as_shell.ok) {
             ++probing;
             Decision saved = probe_max;
             probe_max = Decision::allow;
-            Scope copy = *call.scope;
+            Scope copy = copy_scope(*call.scope);
             ++depth;
             owned_.push_back(std::move(as_shell));
             walk_script(owned_.back().script, copy, Stream());

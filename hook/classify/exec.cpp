@@ -194,10 +194,7 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
         Level(const Level&) = delete;
         Level& operator=(const Level&) = delete;
     } level(exec_level);
-    if (--budget < 0) {
-        hit(Decision::deny, "parse.limit", "the command is too large to analyse");
-        return Stream::unknown_data();
-    }
+    spend_command();
     Call call = std::move(proto);
     Value cmd = std::move(argv[0]);
     call.args.assign(std::make_move_iterator(argv.begin() + 1),
@@ -297,7 +294,7 @@ void Analyzer::pass_output_origin(Call& call) {
     for (const Value& v : call.args) {
         if (!v.writes_to) continue;
         Stream data = call.out.kind != Stream::Kind::none ? call.out : call.in;
-        Scope copy = *call.scope;
+        Scope copy = copy_scope(*call.scope);
         for (const shell::Script& s : *v.writes_to) walk_script(s, copy, data);
     }
 }

@@ -349,7 +349,7 @@ bool Analyzer::run_known_script(const Value& file, Call& call, std::string_view 
     std::string who = "`" + file.shown() + "`, written earlier in this command,";
     hit(Decision::cage, "shell.script", "`" + call.name + "` runs " + file.shown() + ", a script written in this command");
     if (l.empty() || l == "shell") {
-        Scope copy = *call.scope;
+        Scope copy = copy_scope(*call.scope);
         copy.functions.clear();
         run_string(Value::literal(*text), copy, true, call.in, who);
     } else {

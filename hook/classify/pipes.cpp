@@ -20,7 +20,7 @@ void Analyzer::shell_reads(const Stream& in, Scope& scope, std::string_view shel
     }
     switch (in.kind) {
         case Stream::Kind::literal: {
-            Scope copy = scope;
+            Scope copy = copy_scope(scope);
             copy.functions.clear();
             run_string(Value::literal(in.text), copy, true, Stream(), who + " reading its script from stdin");
             break;

@@ -28,6 +28,8 @@ void change_dir(Analyzer& a, Scope& scope, const Value& target) {
         scope.cwd = normalize_path(scope.cwd + "/" + target.text);
         for (std::string& alt : scope.alt_cwds) alt = normalize_path(alt + "/" + target.text);
     }
+    // cd d; cd d; …: the directory's name grows with each move, and is copied with it.
+    if (scope.cwd_known) a.spend_value(scope.cwd, "the working directory's name");
     if (old_known) {
         a.assign(scope, "OLDPWD", Value::literal(old));
     } else {

@@ -47,7 +47,7 @@ void shell_program(Analyzer& a, Call& c) {
             a.hit(Decision::cage, "shell.exec", "`" + shell + " -c` without a command string");
             return;
         }
-        Scope copy = *c.scope;
+        Scope copy = a.copy_scope(*c.scope);
         copy.positional.assign(c.args.begin() + static_cast<long>(std::min(i + 2, c.argc())),
                                c.args.end());
         copy.positional_known = true;

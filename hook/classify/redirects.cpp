@@ -29,7 +29,10 @@ bool Analyzer::apply_redirects(const std::vector<shell::Redirect>& rs, Scope& sc
         const std::string& op = r.op;
         if (op == "<<" || op == "<<-") {
             for (const shell::Script& s : r.heredoc_subs) capture(s, scope);
-            if (r.fd == -1 || r.fd == 0) in = Stream::literal(r.heredoc_body);
+            if (r.fd == -1 || r.fd == 0) {
+                spend_bytes(r.heredoc_body.size());  // copied each time the command is walked
+                in = Stream::literal(r.heredoc_body);
+            }
             continue;
         }
         Value target = expand_single(r.target, scope);

@@ -15,7 +15,10 @@ namespace {
 constexpr int kMaxStringDepth = 6;  // bash -c inside eval inside sh -c …: deeper is an attack
 constexpr size_t kMaxLoopItems = 16;
 
-Stream concat(Stream a, const Stream& b) {
+}  // namespace
+
+Stream Analyzer::join_output(Stream a, const Stream& b) {
+    spend_bytes(b.text.size() + b.paths.size());
     if (a.kind == Stream::Kind::none) return b;
     if (b.kind == Stream::Kind::none) return a;
     if (a.kind == Stream::Kind::literal && b.kind == Stream::Kind::literal) {
@@ -29,6 +32,8 @@ Stream concat(Stream a, const Stream& b) {
     }
     return Stream::unknown_data(std::max(a.taint, b.taint));
 }
+
+namespace {
 
 // A subshell's shell state is lost when it ends; what it did to files is not.
 void keep_file_effects(Scope& into, const Scope& from) {
@@ -54,11 +59,11 @@ Stream Analyzer::walk_script(const shell::Script& s, Scope& scope, const Stream&
     Stream out;
     for (const shell::ListItem& item : s.items) {
         if (item.background) {
-            Scope copy = scope;
-            out = concat(std::move(out), walk_and_or(item.and_or, copy, in, true));
+            Scope copy = copy_scope(scope);
+            out = join_output(std::move(out), walk_and_or(item.and_or, copy, in, true));
             keep_file_effects(scope, copy);
         } else {
-            out = concat(std::move(out), walk_and_or(item.and_or, scope, in, false));
+            out = join_output(std::move(out), walk_and_or(item.and_or, scope, in, false));
         }
     }
     return out;
@@ -67,7 +72,7 @@ Stream Analyzer::walk_script(const shell::Script& s, Scope& scope, const Stream&
 Stream Analyzer::walk_and_or(const shell::AndOr& ao, Scope& scope, const Stream& in, bool background) {
     Stream out;
     for (const shell::Pipeline& p : ao.pipelines) {
-        out = concat(std::move(out), walk_pipeline(p, scope, in, background));
+        out = join_output(std::move(out), walk_pipeline(p, scope, in, background));
     }
     return out;
 }
@@ -76,7 +81,7 @@ Stream Analyzer::walk_pipeline(const shell::Pipeline& p, Scope& scope, const Str
     if (p.commands.size() == 1) return walk_command(p.commands[0], scope, in, false, background);
     Stream cur = in;
     for (const shell::Command& c : p.commands) {
-        Scope copy = scope;  // every member of a pipeline runs in a subshell
+        Scope copy = copy_scope(scope);  // every member of a pipeline runs in a subshell
         cur = walk_command(c, copy, cur, true, background);
         keep_file_effects(scope, copy);
     }
@@ -95,6 +100,8 @@ void Analyzer::merge_branches(Scope& into, const std::vector<Scope>& branches) {
             if (!b.cwd_guarded) all_guarded = false;
             continue;
         }
+        // Past five the cwd is not known anyway: no need to gather (and compare) more.
+        if (cwds.size() > 4) continue;
         for (const std::string* d : {&b.cwd}) {
             if (std::find(cwds.begin(), cwds.end(), *d) == cwds.end()) cwds.push_back(*d);
         }
@@ -142,10 +149,7 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
                               bool background) {
     using K = shell::Command::Kind;
     if (c.kind == K::simple) return walk_simple(c, scope, in, in_pipeline, background);
-    if (--budget < 0) {
-        hit(Decision::deny, "parse.limit", "the command is too large to analyse");
-        return Stream::unknown_data();
-    }
+    spend_command();
     Stream body_in = in;
     std::vector<std::pair<std::string, bool>> out_files;
     bool to_file = false;
@@ -156,7 +160,7 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
     switch (c.kind) {
         case K::simple: break;
         case K::subshell: {
-            Scope copy = scope;
+            Scope copy = copy_scope(scope);
             for (const shell::Script& b : c.bodies) out = walk_script(b, copy, body_in);
             keep_file_effects(scope, copy);
             break;
@@ -169,15 +173,15 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
             std::vector<Scope> ends;
             size_t i = 0;
             while (i + 1 < c.bodies.size()) {
-                out = concat(std::move(out), walk_script(c.bodies[i], scope, body_in));
-                Scope branch = scope;
-                out = concat(std::move(out), walk_script(c.bodies[i + 1], branch, body_in));
+                out = join_output(std::move(out), walk_script(c.bodies[i], scope, body_in));
+                Scope branch = copy_scope(scope);
+                out = join_output(std::move(out), walk_script(c.bodies[i + 1], branch, body_in));
                 ends.push_back(std::move(branch));
                 i += 2;
             }
             if (i < c.bodies.size()) {
-                Scope branch = scope;
-                out = concat(std::move(out), walk_script(c.bodies[i], branch, body_in));
+                Scope branch = copy_scope(scope);
+                out = join_output(std::move(out), walk_script(c.bodies[i], branch, body_in));
                 ends.push_back(std::move(branch));
             } else {
                 ends.push_back(scope);  // no branch taken
@@ -195,8 +199,8 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
                 }
             }
             for (int round = 0; round < 2; ++round) {
-                Scope start = scope;
-                for (size_t b = 0; b < c.bodies.size(); ++b) out = concat(std::move(out), walk_script(c.bodies[b], scope, body_in));
+                Scope start = copy_scope(scope);
+                for (size_t b = 0; b < c.bodies.size(); ++b) out = join_output(std::move(out), walk_script(c.bodies[b], scope, body_in));
                 bool changed = start.cwd != scope.cwd || start.cwd_known != scope.cwd_known ||
                                start.alt_cwds != scope.alt_cwds ||
                                start.vars.size() != scope.vars.size();
@@ -216,17 +220,17 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
                 items = expand_words(c.words, scope);
             }
             if (items_known && !items.empty() && items.size() <= kMaxLoopItems) {
-                Scope start = scope;
+                Scope start = copy_scope(scope);
                 for (const Value& it : items) {
                     assign(scope, c.name, it);
-                    for (const shell::Script& b : c.bodies) out = concat(std::move(out), walk_script(b, scope, body_in));
+                    for (const shell::Script& b : c.bodies) out = join_output(std::move(out), walk_script(b, scope, body_in));
                 }
                 if (c.kind == K::select_loop) merge_branches(scope, {start, scope});
             } else {
-                Scope start = scope;
+                Scope start = copy_scope(scope);
                 for (int round = 0; round < 2; ++round) {
                     assign(scope, c.name, items.size() == 1 ? items[0] : Value::unknown_value());
-                    for (const shell::Script& b : c.bodies) out = concat(std::move(out), walk_script(b, scope, body_in));
+                    for (const shell::Script& b : c.bodies) out = join_output(std::move(out), walk_script(b, scope, body_in));
                     merge_branches(scope, {start, scope});
                 }
             }
@@ -239,8 +243,8 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
                 if (i < c.patterns.size()) {
                     for (const shell::Word& w : c.patterns[i]) expand_single(w, scope);
                 }
-                Scope branch = scope;
-                out = concat(std::move(out), walk_script(c.bodies[i], branch, body_in));
+                Scope branch = copy_scope(scope);
+                out = join_output(std::move(out), walk_script(c.bodies[i], branch, body_in));
                 ends.push_back(std::move(branch));
             }
             ends.push_back(scope);
@@ -264,7 +268,7 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
         case K::function_def: {
             scope.functions.insert_or_assign(c.name, &c);
             // The body is code too: judged where it is called, and at the end (walk_deferred_bodies).
-            Scope copy = scope;
+            Scope copy = copy_scope(scope);
             copy.positional_known = false;
             copy.positional_guarded = true;  // "some arguments": the calls are judged with theirs
             copy.positional.clear();
@@ -281,7 +285,7 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
             break;
         }
         case K::coproc: {
-            Scope copy = scope;
+            Scope copy = copy_scope(scope);
             for (const shell::Script& b : c.bodies) walk_script(b, copy, body_in);
             break;
         }
@@ -295,10 +299,7 @@ Stream Analyzer::walk_command(const shell::Command& c, Scope& scope, const Strea
 
 Stream Analyzer::walk_simple(const shell::Command& c, Scope& scope, const Stream& in, bool in_pipeline,
                              bool background) {
-    if (--budget < 0) {
-        hit(Decision::deny, "parse.limit", "the command is too large to analyse");
-        return Stream::unknown_data();
-    }
+    spend_command();
     std::vector<Value> argv = expand_words(c.words, scope);
     std::vector<std::pair<std::string, Value>> env;
     for (const shell::Assignment& a : c.assignments) {
@@ -367,6 +368,7 @@ void Analyzer::record_output(const std::vector<std::pair<std::string, bool>>& fi
             // What was there before is not known, but what is appended will run too.
             const std::string* before = file_text(file, scope);
             std::string text = (before ? *before : std::string()) + out.text;
+            spend_bytes(text.size());  // appended again and again, it is copied again and again
             remember_text(file, &text, scope);
         } else {
             remember_text(file, out.kind == Stream::Kind::literal ? &out.text : nullptr, scope);
@@ -402,6 +404,7 @@ Stream Analyzer::run_string(const Value& code, Scope& scope, bool same_scope, co
             return Stream::unknown_data();
         }
     }
+    spend_parse(code.text.size());
     shell::ParseResult r = shell::parse(code.text);
     if (!r.ok) {
         parse_failed(code.text, r.error, what);
@@ -414,7 +417,7 @@ Stream Analyzer::run_string(const Value& code, Scope& scope, bool same_scope, co
     if (same_scope) {
         out = walk_script(s, scope, in);
     } else {
-        Scope copy = scope;
+        Scope copy = copy_scope(scope);
         out = walk_script(s, copy, in);
     }
     --depth;

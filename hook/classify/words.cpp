@@ -2,8 +2,10 @@
 // assigned earlier in the command, substitutions whose output we can compute; everything else
 // becomes an unknown run (kUnknown) that the rules treat as "could be anything".
 #include <algorithm>
+#include <array>
 #include <cctype>
 
+#include "common/analysis_budget.h"
 #include "hook/classify/analyzer.h"
 #include "hook/classify/paths.h"
 #include "hook/classify/text.h"
@@ -19,9 +21,14 @@ struct FieldBuilder {
     std::vector<Value> fields;
     Value cur;
     bool started = false;
-    std::string ifs = " \t\n";
+    std::array<bool, 256> ifs_chars{};  // a table: $IFS may be long
 
-    bool is_ifs(char c) const { return ifs.find(c) != std::string::npos; }
+    FieldBuilder() { set_ifs(" \t\n"); }
+    void set_ifs(std::string_view ifs) {
+        ifs_chars.fill(false);
+        for (char c : ifs) ifs_chars[static_cast<unsigned char>(c)] = true;
+    }
+    bool is_ifs(char c) const { return ifs_chars[static_cast<unsigned char>(c)]; }
 
     void merge_flags(const Value& v) {
         if (v.unknown) {
@@ -34,6 +41,12 @@ struct FieldBuilder {
         cur.glob = cur.glob || v.glob;
         if (v.procsub) cur.procsub = v.procsub;
         if (v.writes_to) cur.writes_to = v.writes_to;
+    }
+    // A field past the bound stops here, before the next part doubles it again.
+    void check_size() const {
+        if (cur.text.size() > budget::kMaxValueBytes) {
+            budget::exceeded("a word's expansion would pass " + std::to_string(budget::kMaxValueBytes) + " bytes");
+        }
     }
     void end_field() {
         if (started) fields.push_back(std::move(cur));
@@ -48,11 +61,13 @@ struct FieldBuilder {
         }
         if (glob) cur.glob = true;
         started = true;
+        check_size();
     }
     void add_quoted(const Value& v) {
         cur.text += v.text;
         merge_flags(v);
         started = true;
+        check_size();
     }
     void add_unquoted(const Value& v) {
         const std::string& t = v.text;
@@ -63,6 +78,9 @@ struct FieldBuilder {
             }
             return;
         }
+        // The pieces share v's flags; its text is copied once, not once a piece.
+        Value flags = v;
+        flags.text.clear();
         size_t i = 0;
         while (i < t.size()) {
             if (is_ifs(t[i])) {
@@ -73,14 +91,14 @@ struct FieldBuilder {
             size_t b = i;
             while (i < t.size() && !is_ifs(t[i])) ++i;
             std::string_view piece(t.data() + b, i - b);
-            Value pv = v;
-            pv.text.assign(piece);
+            Value pv = flags;
             pv.unknown = piece.find(kUnknown) != std::string_view::npos;
             pv.glob = v.glob || has_glob_chars(piece);
             cur.text += piece;
             merge_flags(pv);
             if (pv.unknown) cur.splits = true;
             started = true;
+            check_size();
         }
     }
 };
@@ -91,8 +109,13 @@ std::string strip_newlines(std::string s) {
     return s;
 }
 
-// Removes a prefix (front) or suffix matching pattern, shortest or longest.
+// Removes a prefix (front) or suffix matching pattern, shortest or longest. Each length is
+// tried, and a match with several '*' backtracks: the subject is kept small.
 std::string remove_pattern(const std::string& s, const std::string& pat, bool front, bool longest) {
+    if (s.size() > budget::kMaxPatternSubject) {
+        budget::exceeded("a pattern removal (${x#…}, ${x%…}) on a value of more than " +
+                         std::to_string(budget::kMaxPatternSubject) + " bytes");
+    }
     if (front) {
         if (longest) {
             for (size_t n = s.size() + 1; n-- > 0;) {
@@ -188,11 +211,16 @@ void Analyzer::assign(Scope& scope, const std::string& given, Value v) const {
         }
         scope.path_untrusted = !trusted;
     }
+    // Each value is checked where it is made; this catches the ones made elsewhere.
+    if (v.text.size() > budget::kMaxValueBytes) {
+        budget::exceeded("the value of " + name + " would pass " + std::to_string(budget::kMaxValueBytes) +
+                         " bytes");
+    }
     scope.vars.insert_or_assign(name, std::move(v));
 }
 
 Stream Analyzer::capture(const shell::Script& s, Scope& scope) {
-    Scope copy = scope;
+    Scope copy = copy_scope(scope);
     Stream out = walk_script(s, copy, Stream());
     // Files written inside $( … ) stay written.
     scope.tainted_files = copy.tainted_files;
@@ -284,7 +312,9 @@ Value Analyzer::part_value(const shell::WordPart& p, Scope& scope) {
             }
             return Value::literal(t);
         }
-        // Expansions inside the operand: expand it as a word of its own.
+        // Expansions inside the operand: expand it as a word of its own (parsed each time
+        // it is met, as in a function called again and again: counted).
+        spend_parse(text.size());
         shell::ParseResult r = shell::parse(": " + std::string(text));
         if (!r.ok || r.script.items.empty() || r.script.items[0].and_or.pipelines.empty()) {
             return Value::unknown_value();
@@ -332,13 +362,19 @@ Value Analyzer::part_value(const shell::WordPart& p, Scope& scope) {
             auto rep = slash == std::string_view::npos ? std::optional<std::string>("")
                                                         : plain_operand(body.substr(slash + 1));
             if (!v.known() || !pat || !rep || pat->empty() || has_glob_chars(*pat)) return Value::unknown_value();
-            std::string out = v.text;
+            // Built left to right, its size checked as it grows: ${x//a/$long} multiplies.
+            std::string out;
+            size_t from = 0;
             size_t pos = 0;
-            while ((pos = out.find(*pat, pos)) != std::string::npos) {
-                out.replace(pos, pat->size(), *rep);
-                pos += rep->size();
+            while ((pos = v.text.find(*pat, from)) != std::string::npos) {
+                out.append(v.text, from, pos - from);
+                out += *rep;
+                from = pos + pat->size();
+                if (out.size() > budget::kMaxValueBytes) break;
                 if (!all) break;
             }
+            out.append(v.text, from, std::string::npos);
+            spend_value(out, "a replacement's result (${x//a/b})");
             return Value::literal(out);
         }
         case '^':
@@ -382,7 +418,7 @@ Value Analyzer::part_value(const shell::WordPart& p, Scope& scope) {
 std::vector<Value> Analyzer::expand_word(const shell::Word& w, Scope& scope) {
     using shell::PartKind;
     FieldBuilder b;
-    if (auto it = scope.vars.find("IFS"); it != scope.vars.end() && it->second.known()) b.ifs = it->second.text;
+    if (auto it = scope.vars.find("IFS"); it != scope.vars.end() && it->second.known()) b.set_ifs(it->second.text);
     for (const shell::WordPart& p : w.parts) {
         switch (p.kind) {
             case PartKind::literal:
@@ -441,6 +477,7 @@ std::vector<Value> Analyzer::expand_word(const shell::Word& w, Scope& scope) {
         }
     }
     b.end_field();
+    for (const Value& f : b.fields) spend_value(f.text, "a word's expansion (x=$x$x, a long output)");
     return std::move(b.fields);
 }
 
@@ -458,6 +495,7 @@ Value Analyzer::expand_single(const shell::Word& w, Scope& scope) {
     }
     b.started = true;
     b.end_field();
+    spend_value(b.fields[0].text, "a word's expansion (x=$x$x, a long output)");
     return std::move(b.fields[0]);
 }
 

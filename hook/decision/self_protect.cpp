@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/analysis_budget.h"
 #include "hook/call/paths.h"
 #include "hook/shell/ast.h"
 
@@ -205,8 +206,16 @@ private:
                 ambiguous_ = true;
                 return;
             }
-            for (const auto& b : std::set<std::string>(bases_))
-                bases_.insert(absolute_path(wt.text, b, set_.home));
+            // Each move may or may not have run: every base so far, moved or not. They double
+            // with each move, so they are bounded, and the check stops there.
+            std::vector<std::string> moved;
+            for (const auto& b : bases_) moved.push_back(absolute_path(wt.text, b, set_.home));
+            for (auto& m : moved) {
+                bases_.insert(std::move(m));
+                if (bases_.size() > budget::kMaxBases)
+                    budget::exceeded("its directory moves (cd, pushd) leave more than " +
+                                     std::to_string(budget::kMaxBases) + " directories it may run in");
+            }
             (void)d;
         });
     }
@@ -308,6 +317,7 @@ private:
                 if (t.empty()) continue;
                 bool relative = t[0] != '/';
                 for (const auto& base : bases_) {
+                    spend_check();
                     std::string p = absolute_path(t, base, set_.home);
                     // `link/..` is where the link leads, then up: resolved as written, not as folded.
                     std::string real = real_location(joined_path(t, base, set_.home));
@@ -320,6 +330,7 @@ private:
         }
         if (wt.glob) {
             for (const auto& base : bases_) {
+                spend_check();
                 std::string pat = absolute_path(wt.pattern, base, set_.home);
                 for (const auto& f : set_.resolved().files)
                     if (glob_reaches(pat, f, tree)) return report(what, f);
@@ -335,6 +346,13 @@ private:
             if (wt.tail.find(d) != std::string::npos) return report(what, wt.tail);
     }
 
+    // Each word is resolved from each base (system calls): their product is bounded.
+    void spend_check() {
+        if (++checks_ > budget::kMaxPathChecks)
+            budget::exceeded("it names more than " + std::to_string(budget::kMaxPathChecks) +
+                             " paths (words times the directories it may run in)");
+    }
+
     void check_basename(const std::string& text, const char* what) {
         std::string base = basename_of(text);
         if (base.empty()) return;
@@ -347,6 +365,7 @@ private:
     bool read_only_;
     std::set<std::string> bases_;
     bool ambiguous_ = false;
+    std::size_t checks_ = 0;
     std::optional<Verdict> found_;
 };
 
@@ -404,12 +423,16 @@ std::optional<Verdict> check_command(const std::string& command, const std::stri
                                      const ProtectedSet& set, bool read_only) {
     Walker walker(cwd, set, read_only);
     auto parsed = shell::parse(command);
-    if (!parsed.ok) {
-        if (read_only) return std::nullopt;
-        walker.scan_text(command);
-        return walker.run(shell::Script{});
+    try {
+        if (!parsed.ok) {
+            if (read_only) return std::nullopt;
+            walker.scan_text(command);
+            return walker.run(shell::Script{});
+        }
+        return walker.run(parsed.script);
+    } catch (const budget::Exceeded& e) {
+        return budget::refusal(e.what);
     }
-    return walker.run(parsed.script);
 }
 
 }  // namespace toolcage::hook

@@ -82,13 +82,6 @@ std::string moves_text(const std::vector<Move>& moves) {
     return t;
 }
 
-bool same_words(const shell::Command& a, const shell::Command& b) {
-    if (a.words.size() != b.words.size()) return false;
-    for (std::size_t i = 0; i < a.words.size(); ++i)
-        if (a.words[i].raw != b.words[i].raw) return false;
-    return true;
-}
-
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\n") == std::string_view::npos; }
 
 }  // namespace
@@ -114,30 +107,25 @@ std::optional<ShellStateSplit> split_shell_state(const std::string& command) {
     const auto& first = parsed.script.items[0];
     if (first.background) return std::nullopt;
     const auto& list = first.and_or;
-    std::size_t n = 0;  // leading pipelines that are moves, each followed by &&
-    while (n + 1 < list.pipelines.size() && list.ops[n] == "&&" && moves_of(list, n + 1)) ++n;
-    if (n == 0) return std::nullopt;
-    auto moves = moves_of(list, n);
-
-    // Where the last move ends in the text: the "&&" before which the text parses to exactly the
-    // moves (a "&&" inside quotes does not).
-    std::size_t at = 0;
-    bool found = false;
-    while ((at = command.find("&&", at)) != std::string::npos) {
-        auto head = shell::parse(command.substr(0, at));
-        if (head.ok && head.script.items.size() == 1 && head.script.items[0].and_or.pipelines.size() == n &&
-            head.script.items[0].and_or.pipelines[n - 1].commands.size() == 1 &&
-            same_words(head.script.items[0].and_or.pipelines[n - 1].commands[0], list.pipelines[n - 1].commands[0])) {
-            found = true;
-            break;
-        }
-        at += 2;
+    // The leading pipelines that are moves, each followed by &&: one pass over them.
+    std::vector<Move> moves;
+    while (moves.size() + 1 < list.pipelines.size() && list.ops[moves.size()] == "&&") {
+        const auto& p = list.pipelines[moves.size()];
+        if (p.negated || p.timed || p.commands.size() != 1) break;
+        auto m = move_of(p.commands[0]);
+        if (!m) break;
+        moves.push_back(*m);
     }
-    if (!found) return std::nullopt;
+    if (moves.empty()) return std::nullopt;
+
+    // The parser says where the && after the last move starts; it is split there, once. An
+    // operator written across a line continuation (&\<newline>&) is left whole.
+    const std::size_t at = list.op_at[moves.size() - 1];
+    if (command.compare(at, 2, "&&") != 0) return std::nullopt;
     std::string rest = command.substr(at + 2);
     rest.erase(0, rest.find_first_not_of(" \t"));
     if (blank(rest) || !shell::parse(rest).ok) return std::nullopt;
-    return ShellStateSplit{moves_text(*moves), rest};
+    return ShellStateSplit{moves_text(moves), rest};
 }
 
 }  // namespace toolcage::hook

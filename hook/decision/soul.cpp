@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "common/analysis_budget.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
 
@@ -156,7 +157,10 @@ PolicyChoice choose_policy(const std::string& cli_policy, const std::string& pro
             case ReadResult::absent:
                 break;
             case ReadResult::ok: {
-                auto doc = nlohmann::json::parse(text, nullptr, false);
+                // Nested deeper than the bound, the parser is not run (it recurses a level).
+                auto doc = budget::json_too_deep_at(text) != std::string_view::npos
+                               ? nlohmann::json(nlohmann::json::value_t::discarded)
+                               : nlohmann::json::parse(text, nullptr, false);
                 if (doc.is_discarded() || !doc.is_object())
                     return refuse("toolcage.json", cfg,
                                   cfg + ": not a JSON object; write {\"policy\": \"NAME\"}");

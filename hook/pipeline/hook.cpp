@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/integrity/recover.h"
+#include "common/analysis_budget.h"
 #include "common/error.h"
 #include "common/policy_loader.h"
 #include "common/step_id.h"
@@ -45,6 +46,12 @@ json parse_payload(std::string_view payload, std::optional<Agent> agent) {
         throw Refusal{agent, "the payload is larger than 16 MiB; a tool call that large is refused: "
                              "write a file that large in parts (a first Write, then appends or "
                              "edits), or make it with a command"};
+    // nlohmann's parser recurses once a level: a payload nested deeper is refused unparsed.
+    if (size_t at = budget::json_too_deep_at(payload); at != std::string_view::npos)
+        throw Refusal{agent, "the payload nests arrays and objects more than " +
+                                 std::to_string(budget::kMaxJsonDepth) + " deep (at byte " +
+                                 std::to_string(at) + "); a tool call is never that deep (" +
+                                 std::string(budget::kRule) + ")"};
     try {
         json doc = json::parse(payload.begin(), payload.end());
         if (!doc.is_object())

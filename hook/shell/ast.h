@@ -90,6 +90,7 @@ struct Pipeline {
 struct AndOr {
     std::vector<Pipeline> pipelines;
     std::vector<std::string> ops;     // "&&" or "||" between pipelines[i] and pipelines[i+1]
+    std::vector<size_t> op_at;        // where ops[i] starts: a byte offset into the parsed text
 };
 
 struct ListItem {

@@ -84,6 +84,7 @@ AndOr Parser::parse_and_or() {
         skip_blanks();
         std::string_view op = match_operator();
         if (op != "&&" && op != "||") return ao;
+        ao.op_at.push_back(base_ + pos_);
         consume_operator(op);
         ao.ops.emplace_back(op);
         skip_newlines();
