@@ -15,7 +15,15 @@ std::vector<std::string> unknown_override_errors(const Policy& p) {
     for (const auto& [id, d] : p.overrides) {
         bool own = std::any_of(p.rules.begin(), p.rules.end(),
                                [&](const ExtraRule& r) { return r.id == id; });
-        if (own || classify::is_builtin_rule(id)) continue;
+        if (own) continue;
+        if (hook::is_fixed_classifier_rule(id)) {
+            errors.push_back(p.file + ": /overrides/" + id +
+                             ": a bound of the hook's analysis, which no policy overrides (a command "
+                             "judged from part of its reading could allow what the rest does); remove it "
+                             "from overrides");
+            continue;
+        }
+        if (classify::is_builtin_rule(id)) continue;
         if (const hook::HookRule* fixed = hook::find_hook_rule(id))
             errors.push_back(p.file + ": /overrides/" + id +
                              ": a rule of the hook itself, which no policy overrides (" + fixed->fixed +

@@ -20,7 +20,7 @@ int policy_rules(bool long_form, bool json) {
                            {"verdict", r.verdict},
                            {"matches", r.matches},
                            {"reason", r.reason},
-                           {"overridable", true}});
+                           {"overridable", !hook::is_fixed_classifier_rule(r.id)}});
         for (const auto& r : own)
             out.push_back({{"id", r.id},
                            {"verdict", r.verdict},

@@ -82,4 +82,6 @@ const HookRule* find_hook_rule(std::string_view id) {
     return nullptr;
 }
 
+bool is_fixed_classifier_rule(std::string_view id) { return id == "input.too-complex"; }
+
 }  // namespace toolcage::hook

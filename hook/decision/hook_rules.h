@@ -23,4 +23,8 @@ const std::vector<HookRule>& hook_rules();
 // The hook's own rule `id`, or nullptr.
 const HookRule* find_hook_rule(std::string_view id);
 
+// Rules of the classifier's catalogue that no override changes either: its bounds
+// (input.too-complex) answer before any policy is applied.
+bool is_fixed_classifier_rule(std::string_view id);
+
 }  // namespace toolcage::hook
