@@ -72,8 +72,9 @@ check)
     fail=0
     if [ "$before_own" != "$after_own" ]; then
         echo "FAIL: the tests changed the user's own files (toolcage's state, git's configuration):"
-        diff <(echo "$before_own") <(echo "$after_own") | sed -n 's/^[<>] /  /p' | head -40
-        echo "(a test ran toolcage or git without the suite's state directory or its own git configuration)"
+        diff <(echo "$before_own") <(echo "$after_own") | sed -n 's/^< /  before: /p; s/^> /  after:  /p' | head -40
+        echo "(a test ran toolcage or git without the suite's state directory or its own git configuration;"
+        echo " or something else, an agent of the user's, wrote there while the suite ran)"
         fail=1
     fi
     left=$(comm -13 <(echo "$before_tmp") <(echo "$after_tmp"))
