@@ -93,11 +93,13 @@ bool normal_absolute(const std::string& p) {
 //   - it holds .toolcage-test-state, a regular file of the user's, mode 0600: a variable set by
 //     mistake (or left in a shell) does not move the state to a directory that happens to exist.
 // Why that is enough against a hijacked agent hiding its decisions from the user's log: the
-// variable has to be in the environment of the hook's process, which the agent harness starts;
-// whoever sets that environment already runs code in the hook (LD_PRELOAD, PATH), so the
-// variable gives no new power. What a step could reach stays kept from it: the user's own state
-// directories remain in private_state_dirs (never granted) while the suite's is in effect, and
-// `toolcage doctor` names the directory in effect and why a set variable was ignored.
+// variable has to be in the environment of the hook's process, which the agent harness starts,
+// or of the agent's shell that runs `toolcage run`; whoever sets that environment already runs
+// code in toolcage (LD_PRELOAD, PATH), so the variable gives no new power. A directory a step made
+// (in its workspace, its caches) cannot serve: it is one of private_state_dirs, which no step is
+// granted, so a run whose step could write it is refused. The user's own state directories stay
+// in private_state_dirs (never granted) while the suite's is in effect, and `toolcage doctor`
+// names the directory in effect and why a set variable was ignored.
 std::string test_state_problem(const char* v) {
     if (!v || !*v) return "";
     const std::string dir = v;
