@@ -205,3 +205,25 @@ TEST_CASE("a test state directory takes the hook's decisions and doctor names it
     CHECK(refused.text.find("  state: " + d + " ") == std::string::npos);
     CHECK(std::system((std::string("rm -rf ") + base).c_str()) == 0);
 }
+
+TEST_CASE("a test state directory a step could write makes the run refuse, and nothing is written there",
+          "[cage][cli][state]") {
+    char base[] = "/var/tmp/toolcage-suite-ws-XXXXXX";
+    REQUIRE(::mkdtemp(base));
+    const std::string ws = base;
+    const std::string d = ws + "/state";
+    REQUIRE(::mkdir(d.c_str(), 0700) == 0);
+    std::FILE* m = std::fopen((d + "/.toolcage-test-state").c_str(), "w");
+    REQUIRE(m);
+    std::fclose(m);
+    REQUIRE(::chmod((d + "/.toolcage-test-state").c_str(), 0600) == 0);
+    Out r = shell("cd " + ws + " && TOOLCAGE_STATE_DIR=" + d + " " + bin + " run --policy default --workdir " + ws +
+                  " -- /bin/sh -c 'echo ran > ran.txt'");
+    INFO(r.text);
+    CHECK(r.status == 2);
+    CHECK(r.text.find("holds " + d + " (toolcage's own state), so it cannot be a workspace") != std::string::npos);
+    CHECK(::access((ws + "/ran.txt").c_str(), F_OK) != 0);
+    Out listed = shell("ls -A " + d);
+    CHECK(listed.text == ".toolcage-test-state\n");
+    CHECK(std::system(("rm -rf " + ws).c_str()) == 0);
+}
