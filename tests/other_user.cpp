@@ -112,8 +112,8 @@ void keep_suite_state(std::vector<std::string>& env) {
     env.push_back("TOOLCAGE_STATE_DIR=" + dir);
 }
 
-std::string suite_state_word() {
-    const std::string dir = suite_state_dir();
+std::string suite_state_word(bool as_nobody) {
+    const std::string dir = as_nobody && can_switch_user() ? nobody_state_dir() : suite_state_dir();
     return dir.empty() ? "" : "TOOLCAGE_STATE_DIR='" + dir + "' ";
 }
 

@@ -36,8 +36,9 @@ std::string suite_state_dir();
 // Adds TOOLCAGE_STATE_DIR=<suite_state_dir> to an environment a test builds from scratch for
 // toolcage, unless it names one already: the program it runs keeps the user's state alone.
 void keep_suite_state(std::vector<std::string>& env);
-// The same as a word for `env -i ...` on a shell command line ("" or "TOOLCAGE_STATE_DIR=... ").
-std::string suite_state_word();
+// The same as a word for `env -i ...` on a shell command line ("" or "TOOLCAGE_STATE_DIR=... "),
+// for the case's user: nobody's own directory for a case "as nobody" when the tests run as root.
+std::string suite_state_word(bool as_nobody = false);
 
 // A copy of the file at `built` in a scratch directory under /tmp that every user can enter
 // (made on first use, removed when the test program ends): programs 0755, other files 0644.
