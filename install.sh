@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Sets toolcage up on a fresh Debian 12 machine: the Debian packages it builds and is tested
-# with, a Release build in build/, an install under a prefix, and a short demonstration.
-# Running it again is harmless: packages already there are skipped, the build is incremental
-# and the install overwrites the same files.
+# Sets toolcage up on a fresh Debian 12 machine: the Debian packages it is built from, a Release
+# build of the two programs (and their man pages) in build/, an install under a prefix, and a
+# short demonstration. With --test-deps: the packages the tests and benchmarks need too, and
+# build/ configured to build them (the README's test command). Running it again is harmless:
+# packages already there are skipped, the build is incremental and the install overwrites the
+# same files.
 set -euo pipefail
 
 usage() {
     cat <<'USAGE'
 usage: ./install.sh [--prefix DIR] [--no-packages] [--no-demo]
                     [--hermes-profile NAME] [--claude-settings FILE] [--openclaw] [--policy NAME]
+       ./install.sh --test-deps [--no-packages]
   --prefix DIR     where to install (default: ~/.local): DIR/bin, DIR/share/toolcage/profiles
   --no-packages    do not install Debian packages (fail if one is missing)
   --no-demo        skip the demonstration at the end
+  --test-deps      only install what the tests need and configure build/ for them (nothing is
+                   built or installed): then cmake --build build && ctest --test-dir build
   --hermes-profile NAME    wire the hook into this Hermes profile ("default": ~/.hermes)
   --claude-settings FILE   wire the hook into this Claude Code settings.json
   --openclaw               load and enable toolcage's plugin in OpenClaw
@@ -26,6 +31,7 @@ hermes_profile=""
 claude_settings=""
 openclaw=0
 policy=""
+test_deps=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a directory" >&2; exit 2; }
@@ -33,6 +39,7 @@ while [ $# -gt 0 ]; do
         --prefix=*) prefix="${1#--prefix=}"; shift ;;
         --no-packages) packages_wanted=0; shift ;;
         --no-demo) demo=0; shift ;;
+        --test-deps) test_deps=1; shift ;;
         --hermes-profile|--claude-settings|--policy)
                   [ $# -ge 2 ] || { echo "install.sh: $1 needs a value" >&2; exit 2; }
                   case "$1" in
@@ -50,27 +57,33 @@ done
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$here"
 
-# Build, test and benchmark dependencies, all from Debian 12.
+# What toolcage is built from, all from Debian 12 (lld: the start-up layout; help2man: the man
+# pages; both optional to the build).
 packages=(
-    build-essential cmake pkg-config git make
-    nlohmann-json3-dev libseccomp-dev libcpp-httplib-dev libspdlog-dev catch2 libcli11-dev
-    libyaml-cpp-dev libtomlplusplus-dev
-    libbenchmark-dev
-    curl openssl python3 util-linux procps iproute2
-    clang libclang-rt-14-dev lld hyperfine bubblewrap time
-    rsyslog python3-jsonschema
-    cargo
-    help2man
+    build-essential cmake pkg-config
+    nlohmann-json3-dev libseccomp-dev libspdlog-dev libcli11-dev libyaml-cpp-dev libtomlplusplus-dev
+    lld help2man
 )
-# Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from
-# Debian only when the command is missing.
-commands=("node:nodejs" "npm:npm")
+commands=()
+if [ "$test_deps" -eq 1 ]; then
+    # What the tests, the benchmarks and the fuzzing run use besides.
+    packages+=(
+        git make catch2 libbenchmark-dev libcpp-httplib-dev
+        curl openssl python3 util-linux procps iproute2
+        clang libclang-rt-14-dev hyperfine bubblewrap time
+        rsyslog python3-jsonschema
+        cargo
+    )
+    # Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from
+    # Debian only when the command is missing.
+    commands=("node:nodejs" "npm:npm")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-for c in "${commands[@]}"; do
+for c in ${commands[@]+"${commands[@]}"}; do
     command -v "${c%%:*}" >/dev/null 2>&1 || missing+=("${c#*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -90,15 +103,34 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
+# The tests and benchmarks are configured where their packages are there (CMakeLists.txt).
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$jobs"
+if [ "$test_deps" -eq 1 ]; then
+    echo "install.sh: the test packages are there and build/ is configured for the tests;"
+    echo "  next: cmake --build build -j$jobs && ctest --test-dir build --output-on-failure"
+    exit 0
+fi
+# The programs and their man pages only: the install takes nothing else.
+targets=(toolcage toolcage-relay)
+grep -q '^HELP2MAN:FILEPATH=/' build/CMakeCache.txt && targets+=(toolcage_man)
+cmake --build build -j"$jobs" --target "${targets[@]}"
 cmake --install build --prefix "$prefix"
 
 bin="$prefix/bin/toolcage"
 echo
 echo "installed: $bin and $prefix/bin/toolcage-relay; policies in $prefix/share/toolcage/profiles"
 [ -f "$prefix/share/man/man1/toolcage.1" ] && echo "man pages: man -l $prefix/share/man/man1/toolcage.1 (or man toolcage, with $prefix/share/man on MANPATH)"
-case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "note: $prefix/bin is not on PATH" ;; esac
+case ":$PATH:" in
+    *":$prefix/bin:"*) ;;
+    *)
+        # The advice names the prefix as the user's shell would write it.
+        shown="$prefix"
+        case "$prefix" in "$HOME"/*) shown='$HOME'"${prefix#"$HOME"}" ;; esac
+        echo "note: $prefix/bin is not on PATH; add it for your next logins with:"
+        echo "  echo 'export PATH=\"$shown/bin:\$PATH\"' >> ~/.profile"
+        echo "and for this shell: export PATH=\"$prefix/bin:\$PATH\""
+        ;;
+esac
 # Shell completions: bash-completion reads $prefix/share/bash-completion/completions for
 # ~/.local (XDG_DATA_HOME) and /usr/local; zsh needs the directory on its fpath.
 echo "completions: $prefix/share/bash-completion/completions/toolcage (bash) and" \

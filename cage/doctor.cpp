@@ -146,12 +146,13 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
                              "run or hook for the workspace kills it");
     r.audit_mode = policy.mode == "audit";
     r.state_dir = state_dir(false);
-    for (const auto& d : private_state_dirs())
+    for (const auto& d : state_dir_candidates())
         if (struct stat st {}; ::lstat(d.c_str(), &st) == 0)
             if (std::string p = private_dir_problem(d); !p.empty())
                 r.warnings.push_back("toolcage's state directory " + p + ": it is not used (journals and the "
                                      "decision log go elsewhere); make it the user's, mode 0700, or remove it");
     if (std::string why = refused_log_variable(); !why.empty()) r.warnings.push_back(why);
+    if (std::string why = refused_state_variable(); !why.empty()) r.warnings.push_back(why);
     r.housekeeping = journal_housekeeping();
     if (r.kernel.landlock_abi >= 7) {
         AuditAvailability a = landlock_audit_availability();
@@ -310,7 +311,8 @@ std::string to_text(const DoctorReport& r) {
     if (!r.network_note.empty()) o << "    note: " << r.network_note << '\n';
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
     o << "  state: " << (r.state_dir.empty() ? std::string("none yet") : r.state_dir)
-      << " (journal, decision log; from the user database)\n";
+      << (test_state_dir().empty() ? " (journal, decision log; from the user database)\n"
+                                   : " (journal, decision log; a test suite's, from $TOOLCAGE_STATE_DIR)\n");
     for (const auto& h : r.housekeeping) o << "    housekeeping: " << h << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
                       : "\n`toolcage run` would refuse: " + r.refusal + "\n");

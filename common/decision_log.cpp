@@ -20,7 +20,7 @@ namespace {
 // $TOOLCAGE_LOG's directory, when the value lies under a state directory of ours.
 std::string accepted_log_variable(const char* v, std::string* why) {
     if (!v || !*v) return "";
-    for (const auto& d : private_state_dirs())
+    for (const auto& d : state_dir_candidates())
         if (lies_under(v, d)) return v;
     if (why)
         *why = std::string("TOOLCAGE_LOG=") + v + " is ignored: it may only name a file under " +

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/error.h"
 
@@ -59,13 +60,91 @@ const std::string& user_home() {
     return home;
 }
 
-std::string primary_state_dir() {
+std::string home_state_dir() {
     const std::string& h = user_home();
     if (h.empty()) return {};
     return (h == "/" ? "" : h) + "/.local/state/toolcage";
 }
 
-std::string fallback_state_dir() { return "/tmp/toolcage-state-" + uid_text(); }
+namespace {
+
+std::string home_fallback_state_dir() { return "/tmp/toolcage-state-" + uid_text(); }
+
+constexpr const char* kTestStateMarker = ".toolcage-test-state";
+
+bool normal_absolute(const std::string& p) {
+    if (p.size() < 2 || p[0] != '/' || p.back() == '/') return false;
+    for (std::size_t i = 1; i <= p.size();) {
+        std::size_t j = p.find('/', i);
+        if (j == std::string::npos) j = p.size();
+        const std::string part = p.substr(i, j - i);
+        if (part.empty() || part == "." || part == "..") return false;
+        i = j + 1;
+    }
+    return true;
+}
+
+// A test suite runs toolcage thousands of times with fixtures; their decisions, journals and
+// relay logs must not land in the user's own state. The suite names a directory of its own in
+// $TOOLCAGE_STATE_DIR (tests/CMakeLists.txt: under the build tree, made by the suite's first
+// test). It is taken only when
+//   - it passes private_dir_problem: the user's, mode 0700, no symlink on the way, every
+//     ancestor root's or the user's and writable by no one else: no other user planted it;
+//   - it holds .toolcage-test-state, a regular file of the user's, mode 0600: a variable set by
+//     mistake (or left in a shell) does not move the state to a directory that happens to exist.
+// Why that is enough against a hijacked agent hiding its decisions from the user's log: the
+// variable has to be in the environment of the hook's process, which the agent harness starts,
+// or of the agent's shell that runs `toolcage run`; whoever sets that environment already runs
+// code in toolcage (LD_PRELOAD, PATH), so the variable gives no new power. A directory a step made
+// (in its workspace, its caches) cannot serve: it is one of private_state_dirs, which no step is
+// granted, so a run whose step could write it is refused. The user's own state directories stay
+// in private_state_dirs (never granted) while the suite's is in effect, and `toolcage doctor`
+// names the directory in effect and why a set variable was ignored.
+std::string test_state_problem(const char* v) {
+    if (!v || !*v) return "";
+    const std::string dir = v;
+    // Compared by name with the paths a step is granted: written as they are (no "//", ".", "..",
+    // no trailing "/").
+    if (!normal_absolute(dir)) return "\"" + dir + "\": not an absolute path without \"//\", \".\" or \"..\"";
+    if (std::string p = private_dir_problem(dir); !p.empty()) return p;
+    const std::string marker = dir + "/" + kTestStateMarker;
+    struct stat st {};
+    if (::lstat(marker.c_str(), &st) != 0) return syscall_error("lstat(\"" + marker + "\")", errno);
+    if (!S_ISREG(st.st_mode)) return marker + ": not a regular file";
+    if (st.st_uid != ::getuid())
+        return marker + ": owned by uid " + std::to_string(st.st_uid) + ", not by uid " + uid_text();
+    if ((st.st_mode & 07777) != 0600) return marker + ": mode " + mode_text(st.st_mode) + ", not 0600";
+    return "";
+}
+
+}  // namespace
+
+const std::string& test_state_dir() {
+    static const std::string dir = [] {
+        const char* v = std::getenv("TOOLCAGE_STATE_DIR");
+        return v && *v && test_state_problem(v).empty() ? std::string(v) : std::string();
+    }();
+    return dir;
+}
+
+std::string refused_state_variable() {
+    const char* v = std::getenv("TOOLCAGE_STATE_DIR");
+    std::string p = test_state_problem(v);
+    return p.empty() ? p
+                     : std::string("TOOLCAGE_STATE_DIR=") + v + " is ignored (" + p +
+                           "): it names a test suite's state directory only, which holds " + kTestStateMarker +
+                           " (the user's, mode 0600)";
+}
+
+std::string primary_state_dir() {
+    if (const std::string& t = test_state_dir(); !t.empty()) return t;
+    return home_state_dir();
+}
+
+std::string fallback_state_dir() {
+    if (const std::string& t = test_state_dir(); !t.empty()) return t + "/fallback";
+    return home_fallback_state_dir();
+}
 
 std::string user_policy_dir() {
     const std::string& h = user_home();
@@ -73,10 +152,19 @@ std::string user_policy_dir() {
     return (h == "/" ? "" : h) + "/.config/toolcage/profiles";
 }
 
-std::vector<std::string> private_state_dirs() {
+std::vector<std::string> state_dir_candidates() {
     std::vector<std::string> out;
     if (std::string p = primary_state_dir(); !p.empty()) out.push_back(p);
     out.push_back(fallback_state_dir());
+    return out;
+}
+
+std::vector<std::string> private_state_dirs() {
+    std::vector<std::string> out = state_dir_candidates();
+    if (!test_state_dir().empty()) {
+        if (std::string p = home_state_dir(); !p.empty()) out.push_back(p);
+        out.push_back(home_fallback_state_dir());
+    }
     return out;
 }
 
@@ -143,8 +231,8 @@ std::string private_dir_problem(const std::string& dir) {
 }
 
 std::string state_dir(bool make) {
-    for (const std::string& d : private_state_dirs()) {
-        if (make && d == primary_state_dir()) {
+    for (const std::string& d : state_dir_candidates()) {
+        if (make && d == home_state_dir()) {
             // The home must exist: a state directory is never made where the home is missing.
             struct stat st {};
             if (::stat(user_home().c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;

@@ -11,11 +11,20 @@ namespace toolcage {
 // absolute path. Read once per process.
 const std::string& user_home();
 
-// <user_home>/.local/state/toolcage: the journal, the decision log, the relay's log.
+// <user_home>/.local/state/toolcage: the journal, the decision log, the relay's log; the
+// test suite's state directory instead while one is in effect (test_state_dir).
 std::string primary_state_dir();
 // /tmp/toolcage-state-<uid>: the same, for users whose home cannot hold it (system users,
 // read-only homes); accepted only as a private directory of ours (private_dir_problem).
+// <test_state_dir>/fallback while a test suite's state directory is in effect.
 std::string fallback_state_dir();
+// <user_home>/.local/state/toolcage whatever is in effect: kept from every step.
+std::string home_state_dir();
+// $TOOLCAGE_STATE_DIR when it names a test suite's state directory (see user_home.cpp for the
+// conditions and why they are enough), else "". Read once per process.
+const std::string& test_state_dir();
+// Why $TOOLCAGE_STATE_DIR is set and ignored, or "" (unset, or in effect).
+std::string refused_state_variable();
 // The state directory in use: the primary one when it exists or can be made (0700), else the
 // fallback, made 0700 if missing. "" when neither can be used. With `make` false nothing is
 // made: the first of the two that exists and checks out, else "".
@@ -23,8 +32,11 @@ std::string state_dir(bool make = true);
 // <user_home>/.config/toolcage/profiles: the user's own policies.
 std::string user_policy_dir();
 
+// Where toolcage's state goes, in order of preference: primary_state_dir, fallback_state_dir.
+std::vector<std::string> state_dir_candidates();
 // Every directory of toolcage's own that no step may be granted (checked when a policy loads
-// and when a workspace is chosen): both state directories.
+// and when a workspace is chosen): both state directories, and the user's own two while a test
+// suite's state directory is in effect.
 std::vector<std::string> private_state_dirs();
 
 // Why `dir` cannot be trusted as a directory only toolcage writes, or "" when it can: every

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -57,6 +58,35 @@ void copy_in(const fs::path& from, const fs::path& to) {
     open_up(to);
 }
 
+Scratch& scratch() {
+    static Scratch s;
+    return s;
+}
+
+std::mutex& scratch_lock() {
+    static std::mutex m;
+    return m;
+}
+
+// Under CTest, nobody's own test state directory (common/user_home.cpp): in the scratch directory
+// (0755, root's, under /tmp), nobody's, 0700, with its marker; removed with the scratch. Else "".
+// Made by the process that owns the scratch, before it forks a case.
+std::string nobody_state_dir() {
+    if (suite_state_dir().empty() || !can_switch_user()) return "";
+    std::lock_guard<std::mutex> hold(scratch_lock());
+    const fs::path dir = scratch().dir / "nobody-state";
+    const fs::path marker = dir / ".toolcage-test-state";
+    std::error_code ec;
+    if (!fs::exists(marker, ec)) {
+        if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) throw std::runtime_error("mkdir " + dir.string());
+        if (std::FILE* f = std::fopen(marker.c_str(), "w")) std::fclose(f);
+        if (::chmod(dir.c_str(), 0700) != 0 || ::chmod(marker.c_str(), 0600) != 0 ||
+            ::chown(marker.c_str(), 65534, 65534) != 0 || ::chown(dir.c_str(), 65534, 65534) != 0)
+            throw std::runtime_error("cannot give " + dir.string() + " to nobody");
+    }
+    return dir.string();
+}
+
 }  // namespace
 
 bool can_switch_user() { return ::geteuid() == 0; }
@@ -65,10 +95,31 @@ uid_t case_uid(bool as_nobody) { return as_nobody && can_switch_user() ? 65534 :
 
 bool become_case_user(bool as_nobody) {
     if (!as_nobody || !can_switch_user()) return true;
+    if (const std::string d = nobody_state_dir(); !d.empty()) ::setenv("TOOLCAGE_STATE_DIR", d.c_str(), 1);
     return ::setgroups(0, nullptr) == 0 && ::setgid(65534) == 0 && ::setuid(65534) == 0;
 }
 
+std::string suite_state_dir() {
+    const char* v = std::getenv("TOOLCAGE_STATE_DIR");
+    return v && v[0] == '/' ? v : "";
+}
+
+void keep_suite_state(std::vector<std::string>& env) {
+    const std::string dir = suite_state_dir();
+    if (dir.empty()) return;
+    for (const auto& e : env)
+        if (e.starts_with("TOOLCAGE_STATE_DIR=")) return;
+    env.push_back("TOOLCAGE_STATE_DIR=" + dir);
+}
+
+std::string suite_state_word(bool as_nobody) {
+    const std::string dir = as_nobody && can_switch_user() ? nobody_state_dir() : suite_state_dir();
+    return dir.empty() ? "" : "TOOLCAGE_STATE_DIR='" + dir + "' ";
+}
+
 std::string state_dir_for(uid_t uid) {
+    if (std::string own = suite_state_dir(); !own.empty() && uid == ::geteuid()) return own;
+    if (std::string nobody = nobody_state_dir(); !nobody.empty() && uid == 65534) return nobody;
     const passwd* pw = ::getpwuid(uid);
     std::string home = pw && pw->pw_dir ? pw->pw_dir : "";
     struct stat st {};
@@ -78,7 +129,14 @@ std::string state_dir_for(uid_t uid) {
 }
 
 std::vector<std::string> as_nobody_prefix() {
-    if (can_switch_user()) return {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+    if (can_switch_user()) {
+        std::vector<std::string> out = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
+        // Under CTest nobody gets a state directory of the suite's too (the environment a case
+        // builds names the tests' user's, which toolcage refuses for nobody).
+        if (const std::string d = nobody_state_dir(); !d.empty())
+            out.insert(out.end(), {"/usr/bin/env", "TOOLCAGE_STATE_DIR=" + d});
+        return out;
+    }
     static bool warned = false;
     if (!warned) {
         std::fprintf(stderr,
@@ -97,20 +155,19 @@ std::string as_nobody_shell_prefix() {
 }
 
 std::string reachable(const std::string& built) {
-    static std::mutex lock;
-    static Scratch scratch;
-    std::lock_guard<std::mutex> hold(lock);
-    if (auto it = scratch.copies.find(built); it != scratch.copies.end()) return it->second;
+    std::lock_guard<std::mutex> hold(scratch_lock());
+    Scratch& s = scratch();
+    if (auto it = s.copies.find(built); it != s.copies.end()) return it->second;
     fs::path from(built);
-    fs::path to = scratch.dir / from.filename();
+    fs::path to = s.dir / from.filename();
     copy_in(from, to);
     if (from.filename() == "toolcage") {
-        copy_in(from.parent_path() / "toolcage-relay", scratch.dir / "toolcage-relay");
-        fs::create_directories(scratch.dir / "share");
-        copy_in(from.parent_path() / "share/toolcage", scratch.dir / "share/toolcage");
-        open_up(scratch.dir / "share");
+        copy_in(from.parent_path() / "toolcage-relay", s.dir / "toolcage-relay");
+        fs::create_directories(s.dir / "share");
+        copy_in(from.parent_path() / "share/toolcage", s.dir / "share/toolcage");
+        open_up(s.dir / "share");
     }
-    return scratch.copies[built] = to.string();
+    return s.copies[built] = to.string();
 }
 
 }  // namespace testsupport

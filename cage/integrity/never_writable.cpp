@@ -75,6 +75,8 @@ std::vector<NeverWritable> never_writable_paths() {
     // The state directory (decision log, journal) of the user database's home, and where
     // $XDG_STATE_HOME moves it.
     if (const std::string d = primary_state_dir(); !d.empty()) add(d, "toolcage's state and journal");
+    if (const std::string d = home_state_dir(); !d.empty() && d != primary_state_dir())
+        add(d, "toolcage's state and journal");
     if (const char* x = std::getenv("XDG_STATE_HOME"); x && x[0] == '/')
         add(std::string(x) + "/toolcage", "toolcage's state and journal");
     return out;

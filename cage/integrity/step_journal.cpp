@@ -63,7 +63,7 @@ std::string journal_root() {
 
 std::vector<std::string> journal_roots() {
     std::vector<std::string> out;
-    for (const auto& d : private_state_dirs()) out.push_back(d + "/journal");
+    for (const auto& d : state_dir_candidates()) out.push_back(d + "/journal");
     return out;
 }
 
@@ -140,7 +140,7 @@ void StepJournal::begin(const WorkspaceGuard& guard, const StepRecord& record) {
     const std::string root = journal_root();
     if (root.empty()) {
         std::string why;
-        for (const auto& d : private_state_dirs()) {
+        for (const auto& d : state_dir_candidates()) {
             std::string p = private_dir_problem(d);
             why += (why.empty() ? "" : "; ") + (p.empty() ? d + ": cannot be made" : p);
         }

@@ -174,7 +174,7 @@ std::string run_toolcage(const CargoHome& h, bool nobody, bool no_userns, const 
                       (no_userns ? "unshare --user --map-root-user sh -c "
                                    "'echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\"' sh "
                                  : "") +
-                      "env -i PATH=/usr/bin:/bin HOME=" + h.home + " LANG=C.UTF-8 TOOLCAGE_LOG=" + h.base +
+                      "env -i " + testsupport::suite_state_word(nobody) + "PATH=/usr/bin:/bin HOME=" + h.home + " LANG=C.UTF-8 TOOLCAGE_LOG=" + h.base +
                       "/log/decisions.jsonl " + testsupport::reachable(TOOLCAGE_BIN) + " " + args + " 2>&1";
     return steptest::run_shell("cd " + h.proj + " && " + cmd, status);
 }

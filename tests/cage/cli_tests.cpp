@@ -171,3 +171,59 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
     }
     shell("rm -rf " + d);
 }
+
+TEST_CASE("a test state directory takes the hook's decisions and doctor names it", "[cage][cli][state]") {
+    char base[] = "/var/tmp/toolcage-suite-state-XXXXXX";
+    REQUIRE(::mkdtemp(base));
+    const std::string d = std::string(base) + "/state";
+    REQUIRE(::mkdir(d.c_str(), 0700) == 0);
+    REQUIRE(::mkdir((std::string(base) + "/ws").c_str(), 0755) == 0);
+    std::FILE* m = std::fopen((d + "/.toolcage-test-state").c_str(), "w");
+    REQUIRE(m);
+    std::fclose(m);
+    REQUIRE(::chmod((d + "/.toolcage-test-state").c_str(), 0600) == 0);
+    const std::string env = "TOOLCAGE_STATE_DIR=" + d + " ";
+
+    Out doctor = shell(env + bin + " doctor --policy default --workdir " + base + "/ws");
+    INFO(doctor.text);
+    CHECK(doctor.text.find("  state: " + d + " (journal, decision log; a test suite's") != std::string::npos);
+
+    const std::string payload = R"({"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash",)"
+                                R"("tool_input":{"command":"ls state-dir-probe"},"cwd":")" +
+                                std::string(base) + R"(/ws"})";
+    Out hook = shell("printf '%s' '" + payload + "' | " + env + bin + " hook --agent claude --policy default");
+    INFO(hook.text);
+    CHECK(hook.status == 0);
+    Out logged = shell("grep -c 'ls state-dir-probe' " + d + "/decisions.jsonl");
+    CHECK(logged.text == "1\n");
+
+    // The marker's mode opened up: the variable is ignored and doctor says why.
+    REQUIRE(::chmod((d + "/.toolcage-test-state").c_str(), 0644) == 0);
+    Out refused = shell(env + bin + " doctor --policy default --workdir " + base + "/ws");
+    INFO(refused.text);
+    CHECK(refused.text.find("TOOLCAGE_STATE_DIR=" + d + " is ignored") != std::string::npos);
+    CHECK(refused.text.find("  state: " + d + " ") == std::string::npos);
+    CHECK(std::system((std::string("rm -rf ") + base).c_str()) == 0);
+}
+
+TEST_CASE("a test state directory a step could write makes the run refuse, and nothing is written there",
+          "[cage][cli][state]") {
+    char base[] = "/var/tmp/toolcage-suite-ws-XXXXXX";
+    REQUIRE(::mkdtemp(base));
+    const std::string ws = base;
+    const std::string d = ws + "/state";
+    REQUIRE(::mkdir(d.c_str(), 0700) == 0);
+    std::FILE* m = std::fopen((d + "/.toolcage-test-state").c_str(), "w");
+    REQUIRE(m);
+    std::fclose(m);
+    REQUIRE(::chmod((d + "/.toolcage-test-state").c_str(), 0600) == 0);
+    Out r = shell("cd " + ws + " && TOOLCAGE_STATE_DIR=" + d + " " + bin + " run --policy default --workdir " + ws +
+                  " -- /bin/sh -c 'echo ran > ran.txt'");
+    INFO(r.text);
+    CHECK(r.status == 2);
+    CHECK(r.text.find("holds " + d + " (toolcage's own state), so it cannot be a workspace") != std::string::npos);
+    CHECK(::access((ws + "/ran.txt").c_str(), F_OK) != 0);
+    Out listed = shell("ls -A " + d);
+    CHECK(listed.text == ".toolcage-test-state\n");
+    CHECK(std::system(("rm -rf " + ws).c_str()) == 0);
+}

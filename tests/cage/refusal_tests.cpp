@@ -217,7 +217,7 @@ TEST_CASE("at a terminal the refusal is explained too, after the step, and the s
     put(s.state + "/.bashrc", "alias secret=1\n", 0644);
     // script(1) gives toolcage a terminal for stdin, stdout and stderr.
     std::string inner = (who == As::nobody ? testsupport::as_nobody_shell_prefix() : std::string()) +
-                        "env -i PATH=/usr/bin:/bin HOME=" + s.state + " XDG_STATE_HOME=" + s.state +
+                        "env -i " + testsupport::suite_state_word(who == As::nobody) + "PATH=/usr/bin:/bin HOME=" + s.state + " XDG_STATE_HOME=" + s.state +
                         " LANG=C.UTF-8 " + testsupport::reachable(TOOLCAGE_BIN) + " run --policy " + s.policy_file() +
                         " -- /bin/sh -c 'test -t 2 && echo stderr-is-a-terminal; cat " + s.state + "/.bashrc'";
     int status = 0;

@@ -121,6 +121,7 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
         if (::chdir(s.ws.c_str()) != 0) _exit(97);
         if (how.no_userns) refuse_user_namespaces();
         if (how.no_signalfd) refuse_signalfd();
+        testsupport::keep_suite_state(env);
         std::vector<char*> a, e;
         for (auto& x : argv) a.push_back(const_cast<char*>(x.c_str()));
         a.push_back(nullptr);

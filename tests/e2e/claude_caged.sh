@@ -5,7 +5,7 @@
 # model as the tool result (the mock records the next request): NoNewPrivs 1, Seccomp 2, and
 # a write to $HOME refused.
 # Usage: claude_caged.sh TOOLCAGE_BIN. Exit 77 only when npm is absent or Claude Code cannot
-# be fetched because the registry is unreachable.
+# be fetched because the registry is unreachable (npm_claude_code, lib.sh).
 set -euo pipefail
 TOOLCAGE="${1:?usage: claude_caged.sh TOOLCAGE_BIN}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -18,22 +18,15 @@ command -v npm >/dev/null 2>&1 || skip "npm is not installed"
 make_work claude
 # Claude Code, installed once per build tree (TOOLCAGE_NPM_CACHE_DIR), else into the work dir.
 CACHE="${TOOLCAGE_NPM_CACHE_DIR:-$WORK/npm}"
-CLAUDE="$CACHE/node_modules/.bin/claude"
-if [ ! -x "$CLAUDE" ]; then
-    timeout 60 npm view @anthropic-ai/claude-code version >/dev/null 2>&1 \
-        || skip "the npm registry is unreachable; cannot fetch Claude Code"
-    mkdir -p "$CACHE"
-    npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code >&2 \
-        || fail "npm install @anthropic-ai/claude-code failed"
-fi
-echo "claude: $("$CLAUDE" --version 2>/dev/null || echo unknown)"
+npm_claude_code "$CACHE"
+echo "claude: $(timeout 30 "$CLAUDE" --version 2>/dev/null || echo unknown)"
 
 HOME_DIR="$WORK/home"
 PROJECT="$WORK/project"
 mkdir -p "$HOME_DIR" "$PROJECT/.claude"
 git init -q "$PROJECT"
-# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
-DECISIONS="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/test-logs/$(basename "$WORK").jsonl"
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the suite's own under CTest).
+DECISIONS="$(toolcage_state_dir)/test-logs/$(basename "$WORK").jsonl"
 node -e '
 const [bin, policy, file] = process.argv.slice(1);
 const q = (s) => "\x27" + s.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
@@ -55,7 +48,7 @@ PORT=$HELPER_PORT
 set +e
 (cd "$PROJECT" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$HOME_DIR" TERM=dumb \
     ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY="sk-ant-test-dummy-key" \
-    TOOLCAGE_LOG="$DECISIONS" DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
+    TOOLCAGE_LOG="$DECISIONS" ${TOOLCAGE_STATE_DIR:+"TOOLCAGE_STATE_DIR=$TOOLCAGE_STATE_DIR"} DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
     timeout 300 "$CLAUDE" -p "Run the command the task needs." --output-format json --max-turns 4 \
     >"$WORK/claude.out" 2>"$WORK/claude.err")

@@ -30,6 +30,10 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+# Killed by CTest's timeout or ^C: the work directory goes all the same.
+trap 'exit 143' TERM INT HUP
+
+source "$(dirname "${BASH_SOURCE[0]}")/npm_claude_code.sh"
 
 # has_line_with FILE TEXT... : some line of FILE holds every TEXT (plain strings). One awk
 # reads the whole file: `grep A FILE | grep -q B` under pipefail fails when grep -q stops
@@ -67,14 +71,23 @@ if (keys !== "action,args" || a.action !== "modify" || !a.args ||
 console.log(a.args.command);' "$answer" || fail "the hook did not cage: $command"
 }
 
+# toolcage's state directory, as toolcage finds it: the suite's own under CTest
+# ($TOOLCAGE_STATE_DIR), else the user database's home's, else /tmp/toolcage-state-<uid>.
+toolcage_state_dir() {
+    if [ -n "${TOOLCAGE_STATE_DIR:-}" ]; then echo "$TOOLCAGE_STATE_DIR"; return; fi
+    local home; home=$(getent passwd "$(id -u)" | cut -d: -f6)
+    if [ -d "$home" ]; then echo "$home/.local/state/toolcage"; else echo "/tmp/toolcage-state-$(id -u)"; fi
+}
+
 # run_as_agent WORKDIR HOME REWRITE: runs the rewrite with bash in WORKDIR, as the agent would.
-# Prints its output (stdout and stderr); its exit status is in RUN_RC. The decision log (which
-# toolcage writes outside the cage) goes to WORK, so that $HOME shows only what the steps wrote.
+# Prints its output (stdout and stderr); its exit status is in RUN_RC. The decision log and the
+# journal (which toolcage writes outside the cage) go to the suite's state directory, so that
+# $HOME shows only what the steps wrote.
 run_as_agent() {
     local ws="$1" home="$2" rewrite="$3"
     set +e
     RUN_OUT=$(cd "$ws" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$home" LANG=C.UTF-8 \
-        TOOLCAGE_LOG="$WORK/decisions.jsonl" bash -c "$rewrite" 2>&1)
+        ${TOOLCAGE_STATE_DIR:+"TOOLCAGE_STATE_DIR=$TOOLCAGE_STATE_DIR"} bash -c "$rewrite" 2>&1)
     RUN_RC=$?
     set -e
 }

@@ -51,8 +51,7 @@ JSON
 write_policy e2e-no-range '[]'
 write_policy e2e-range "[\"$RANGE\"]"
 
-RELAY_LOG="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/relay.jsonl"
-[ -d "$(dirname "$(dirname "$(dirname "$RELAY_LOG")")")" ] || RELAY_LOG="/tmp/toolcage-state-$(id -u)/relay.jsonl"
+RELAY_LOG="$(toolcage_state_dir)/relay.jsonl"
 log_lines() { [ -f "$RELAY_LOG" ] && wc -l < "$RELAY_LOG" || echo 0; }
 
 COMMAND="npm install --no-audit --no-fund --fetch-retries=0 $PACKAGE@$VERSION && echo INSTALL-OK; \

@@ -58,8 +58,7 @@ case "$REWRITE" in
     *) fail "the rewrite is not a toolcage run: $REWRITE" ;;
 esac
 
-RELAY_LOG="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/relay.jsonl"
-[ -d "$(dirname "$(dirname "$(dirname "$RELAY_LOG")")")" ] || RELAY_LOG="/tmp/toolcage-state-$(id -u)/relay.jsonl"
+RELAY_LOG="$(toolcage_state_dir)/relay.jsonl"
 before=$( [ -f "$RELAY_LOG" ] && wc -l < "$RELAY_LOG" || echo 0)
 run_as_agent "$WS" "$HOME_DIR" "$REWRITE"
 echo "--- caged step (exit $RUN_RC) ---"

@@ -23,10 +23,12 @@ note() { echo "note [$LAYOUT/$(id -un)]: $*"; }
 inner() {
     BASE="$1"
     # toolcage's state (and $TOOLCAGE_LOG, which must lie in it) follows the user database's
-    # home, not HOME: the real home's, or /tmp/toolcage-state-<uid> for a user without one.
+    # home, not HOME: the real home's, or /tmp/toolcage-state-<uid> for a user without one; the
+    # suite's own ($TOOLCAGE_STATE_DIR) under CTest when it is this user's.
     local real_home state
     real_home=$(getent passwd "$(id -u)" | cut -d: -f6)
     if [ -d "$real_home" ]; then state="$real_home/.local/state/toolcage"; else state="/tmp/toolcage-state-$(id -u)"; fi
+    if [ -n "${TOOLCAGE_STATE_DIR:-}" ] && [ -O "$TOOLCAGE_STATE_DIR" ]; then state=$TOOLCAGE_STATE_DIR; fi
     export HOME="$BASE/home" TOOLCAGE_LOG="$state/test-logs/$(basename "$BASE").jsonl"
     export PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8
     WS="$HOME/proj"
@@ -307,10 +309,19 @@ for layout in tmp home; do
                 continue
             fi
             command -v setpriv >/dev/null || { echo "note: setpriv missing, the unprivileged run is skipped"; continue; }
+            # Under ctest, nobody's state goes to a state directory of the suite's (in the layout,
+            # removed with it), not to /tmp/toolcage-state-65534.
+            nobody_state=()
+            if [ -n "${TOOLCAGE_STATE_DIR:-}" ]; then
+                mkdir -m 700 "$base/.toolcage-state"
+                (umask 077 && : > "$base/.toolcage-state/.toolcage-test-state")
+                chown -R 65534:65534 "$base/.toolcage-state"
+                nobody_state=("TOOLCAGE_STATE_DIR=$base/.toolcage-state")
+            fi
             chown 65534:65534 "$base"
             chmod 755 "$base"
             setpriv --reuid=65534 --regid=65534 --clear-groups \
-                env -i PATH=/usr/bin:/bin bash "$self" --inner "$TOOLCAGE" "$layout" "$base"
+                env -i PATH=/usr/bin:/bin ${nobody_state[@]+"${nobody_state[@]}"} bash "$self" --inner "$TOOLCAGE" "$layout" "$base"
         fi
     done
 done

@@ -73,6 +73,7 @@ public:
         auto argv = as_user(u, {"/bin/bash", "--norc", "--noprofile"});
         std::vector<std::string> env;
         for (const auto& [k, v] : t.env()) env.push_back(k + "=" + v);
+        testsupport::keep_suite_state(env);
         pid_ = ::fork();
         REQUIRE(pid_ >= 0);
         if (pid_ == 0) {

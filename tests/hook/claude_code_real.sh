@@ -7,7 +7,8 @@
 #    `toolcage run` is what Claude Code executed, seen in the tool result);
 #  - `cd sub && ls`, then a read-only command, then `pwd`: ls lists sub in the read-only cage,
 #    the read-only command shows the cage's seccomp and no_new_privs, and pwd shows sub.
-# Exit 77 (skip) only when npm is absent. Needs TOOLCAGE_BIN and TOOLCAGE_SOURCE_DIR.
+# Exit 77 (skip) when npm is absent or the registry cannot be reached. Needs TOOLCAGE_BIN and
+# TOOLCAGE_SOURCE_DIR.
 set -euo pipefail
 
 if ! command -v npm >/dev/null 2>&1; then
@@ -33,23 +34,25 @@ fail() {
     exit 1
 }
 
-# Claude Code, installed once per build tree.
+# Claude Code, installed once per build tree (skipped when the registry cannot be reached).
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+trap 'exit 143' TERM INT HUP
+source "$TOOLCAGE_SOURCE_DIR/tests/e2e/npm_claude_code.sh"
 CACHE="${TOOLCAGE_NPM_CACHE_DIR:-$WORK/npm}"
-CLAUDE="$CACHE/node_modules/.bin/claude"
-if [ ! -x "$CLAUDE" ]; then
-    mkdir -p "$CACHE"
-    npm install --prefix "$CACHE" --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code >&2 \
-        || fail "npm install @anthropic-ai/claude-code failed"
-fi
-echo "claude: $("$CLAUDE" --version 2>/dev/null || echo unknown)"
+npm_claude_code "$CACHE"
+echo "claude: $(timeout 30 "$CLAUDE" --version 2>/dev/null || echo unknown)"
 
 HOME_DIR="$WORK/home"
 PROJECT="$WORK/project"
 mkdir -p "$HOME_DIR/precious" "$PROJECT/.claude"
 echo "keep me" > "$HOME_DIR/precious/keep.txt"
 git init -q "$PROJECT" 2>/dev/null || mkdir -p "$PROJECT/.git"
-# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
-DECISIONS="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/test-logs/$(basename "$WORK").jsonl"
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the suite's own under CTest, else
+# the user database's home's).
+DECISIONS="${TOOLCAGE_STATE_DIR:-$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage}/test-logs/$(basename "$WORK").jsonl"
 
 node -e '
 const [bin, file] = process.argv.slice(1);
@@ -74,7 +77,7 @@ run_claude() {
     set +e
     (cd "$PROJECT" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$HOME_DIR" TERM=dumb \
         ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY="sk-ant-test-dummy-key" \
-        TOOLCAGE_LOG="$DECISIONS" DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
+        TOOLCAGE_LOG="$DECISIONS" ${TOOLCAGE_STATE_DIR:+"TOOLCAGE_STATE_DIR=$TOOLCAGE_STATE_DIR"} DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
         timeout 300 "$CLAUDE" -p "Run the command the task needs." --output-format json --max-turns 8 \
         >"$WORK/$name.out" 2>"$WORK/$name.err")

@@ -10,16 +10,16 @@
 #include <string>
 
 #include "run_binary.h"
+#include "tests/other_user.h"
 
 namespace toolcage::test {
 
 // A decision log of the test's own: $TOOLCAGE_LOG counts only under toolcage's state directory
-// (the user database's home, common/user_home.h), so the test's log lives there, named after
+// (the suite's own under CTest, common/user_home.h), so the test's log lives there, named after
 // its scratch directory, and goes with the fixture.
 inline std::string test_log_path(const std::string& scratch) {
-    const passwd* pw = ::getpwuid(::getuid());
     std::string name = scratch.substr(scratch.rfind('/') + 1);
-    return std::string(pw ? pw->pw_dir : "/nonexistent") + "/.local/state/toolcage/test-logs/" + name + ".jsonl";
+    return testsupport::state_dir_for(::geteuid()) + "/test-logs/" + name + ".jsonl";
 }
 
 struct HookFixture {

@@ -56,9 +56,11 @@ r = subprocess.run([TOOLCAGE, "install", "hermes", "--hermes-home", hermes_home]
 check("toolcage install hermes", r.returncode == 0, r.stdout + r.stderr)
 print(r.stdout)
 
-# $TOOLCAGE_LOG counts only under toolcage's state directory (the user database's home).
-decisions = os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".local/state/toolcage/test-logs",
-                         os.path.basename(root) + ".jsonl")
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the suite's own under CTest, else
+# the user database's home's).
+state = os.environ.get("TOOLCAGE_STATE_DIR") or os.path.join(pwd.getpwuid(os.getuid()).pw_dir,
+                                                             ".local/state/toolcage")
+decisions = os.path.join(state, "test-logs", os.path.basename(root) + ".jsonl")
 os.environ.update(HOME=home, HERMES_HOME=hermes_home, TERMINAL_CWD=ws, TOOLCAGE_LOG=decisions)
 os.chdir(root)  # Hermes's own directory is not the workspace
 sys.path.insert(0, TREE)

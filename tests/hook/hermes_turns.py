@@ -10,7 +10,7 @@ on what the model says.
 
 HERMES_PYTHON runs Hermes (a venv with Hermes's dependencies), HERMES_TREE is its source tree.
 Under ctest the pairs come from $TOOLCAGE_HERMES_TREES; without it the test prints
-"skipped: …" and exits 0. Exits 1 on a failure.
+"SKIP: …" and exits 77 (CTest's skip). Exits 1 on a failure.
 """
 
 import http.server
@@ -133,7 +133,9 @@ def version_turns(toolcage, python, tree, port):
     with open(os.path.join(profile_dir, "config.yaml"), "w") as f:
         f.write("model:\n  provider: custom\n  default: mock\n  base_url: http://127.0.0.1:%d/v1\n"
                 "  api_key: mock-key\n" % port)
-    log = os.path.join(home, ".local/state/toolcage/test-logs", profile + ".jsonl")
+    # The suite's own state directory under CTest: the user's own decision log stays untouched.
+    state = os.environ.get("TOOLCAGE_STATE_DIR") or os.path.join(home, ".local/state/toolcage")
+    log = os.path.join(state, "test-logs", profile + ".jsonl")
     env = dict(os.environ, HOME=home, TOOLCAGE_LOG=log, OPENAI_API_KEY="mock-key", TERMINAL_CWD=ws,
                PATH=os.path.dirname(toolcage) + ":" + os.environ["PATH"])
     env.pop("HERMES_HOME", None)
@@ -234,8 +236,8 @@ def main():
     if len(args) < 2:
         trees = os.environ.get("TOOLCAGE_HERMES_TREES", "")
         if not trees or not os.environ.get("TOOLCAGE_BIN"):
-            print("skipped: set TOOLCAGE_HERMES_TREES to HERMES_PYTHON:HERMES_TREE pairs (space-separated)")
-            return 0
+            print("SKIP: set TOOLCAGE_HERMES_TREES to HERMES_PYTHON:HERMES_TREE pairs (space-separated)")
+            return 77
         args = [os.environ["TOOLCAGE_BIN"]] + trees.split()
     relay = os.path.join(os.path.dirname(os.path.realpath(args[0])), "toolcage-relay")
     if not os.path.exists(relay):  # the forge policy runs the relay from beside toolcage

@@ -1,5 +1,7 @@
 #include "run_binary.h"
 
+#include "tests/other_user.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -41,6 +43,7 @@ RunResult run_binary(const std::string& path, const std::vector<std::string>& ar
     argv.push_back(nullptr);
     std::vector<std::string> env_s;
     for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+    testsupport::keep_suite_state(env_s);
     std::vector<char*> envp;
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);

@@ -1,5 +1,7 @@
 #include "tests/install/harness.h"
 
+#include "tests/other_user.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,7 +28,8 @@ std::string slurp_fd(int fd) {
     return out;
 }
 
-Run run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+Run run(const std::vector<std::string>& argv, std::vector<std::string> env) {
+    testsupport::keep_suite_state(env);
     FILE* out = std::tmpfile();
     FILE* err = std::tmpfile();
     if (!out || !err) throw std::runtime_error("tmpfile failed");

@@ -72,6 +72,7 @@ struct Background {
         : out(std::move(output)) {
         std::vector<std::string> env_s;
         for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+        testsupport::keep_suite_state(env_s);
         pid = ::fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {

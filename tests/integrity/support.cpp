@@ -25,6 +25,7 @@ Result run(const std::vector<std::string>& argv, const std::map<std::string, std
     REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
     std::vector<std::string> env_s;
     for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
+    testsupport::keep_suite_state(env_s);
     std::vector<char*> envp;
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);

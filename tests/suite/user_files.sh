@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The suite leaves the user's own files alone: its first test (start) makes the suite's state
+# directory and records what the user's own state looks like; its last (check) fails on any change
+# to that, and on anything the tests left in /tmp or /var/tmp under the suite's names.
+#   user_files.sh start|check FINGERPRINT STATE_DIR
+set -u
+mode=$1 fingerprint=$2 state=$3
+case $state in /*) ;; *) echo "the state directory must be an absolute path: $state"; exit 2 ;; esac
+
+# The user's own: toolcage's state directories (found from the user database, as toolcage finds
+# them, not from $HOME) and git's global configuration.
+home=$(getent passwd "$(id -u)" | cut -d: -f6)
+own_state() {
+    local d
+    for d in "$home/.local/state/toolcage" "/tmp/toolcage-state-$(id -u)" "$home/.gitconfig" \
+             "$home/.config/git/config" "$home/.config/toolcage"; do
+        if [ -e "$d" ] || [ -L "$d" ]; then
+            find "$d" -printf '%p %y %s %T@ %m %u\n' 2>&1 | LC_ALL=C sort
+        else
+            echo "$d absent"
+        fi
+    done
+}
+# What the tests make under the shared temporary directories carries one of these prefixes.
+temp_entries() {
+    find /tmp /var/tmp -mindepth 1 -maxdepth 1 \( -name 'toolcage-*' -o -name 'refusal-log-*' \
+        -o -name 'classify-*' \) -printf '%p %u\n' 2>/dev/null | LC_ALL=C sort
+}
+
+# toolcage takes the suite's state directory only where no other user could have planted it
+# (private_dir_problem): every ancestor root's or the user's and writable by no one else.
+ancestors_problem() {
+    local d=$1 mode owner
+    while [ "$d" != / ]; do
+        d=$(dirname "$d")
+        read -r mode owner < <(stat -c '%a %u' "$d") || { echo "$d: cannot stat"; return; }
+        if [ "$owner" != 0 ] && [ "$owner" != "$(id -u)" ]; then echo "$d: owned by uid $owner"; return; fi
+        if (( 8#$mode & 8#022 )) && ! { (( 8#$mode & 8#1000 )) && [ "$owner" = 0 ]; }; then
+            echo "$d: mode $mode, writable by group or others"; return
+        fi
+    done
+}
+
+case $mode in
+start)
+    if problem=$(ancestors_problem "$state") && [ -n "$problem" ]; then
+        echo "FAIL: toolcage would not take $state as the suite's state directory: $problem"
+        echo "(chmod g-w,o-w that directory, or build in a directory only you can write)"
+        exit 1
+    fi
+    # A state directory of the suite's own, for $TOOLCAGE_STATE_DIR (common/user_home.cpp): the
+    # user's, mode 0700, with the marker file 0600. Fresh for every run.
+    rm -rf "$state"
+    (umask 077 && mkdir -p "$state" && : > "$state/.toolcage-test-state") || exit 1
+    chmod 0700 "$state" && chmod 0600 "$state/.toolcage-test-state" || exit 1
+    { own_state; echo '--- temp'; temp_entries; } > "$fingerprint" || exit 1
+    echo "the suite's state directory: $state"
+    echo "recorded the user's own files in $fingerprint"
+    ;;
+check)
+    [ -f "$fingerprint" ] || { echo "no fingerprint at $fingerprint: run the suite's first test (suite_start)"; exit 1; }
+    # toolcage keeps an emptied TMPDIR for the next step (/tmp/toolcage-spare-UID-N, by design);
+    # the ones the suite's steps left are the suite's to remove.
+    while read -r path _; do
+        case $path in /tmp/toolcage-spare-*) grep -q "^$path " "$fingerprint" || rm -rf -- "$path" ;; esac
+    done < <(temp_entries)
+    now=$(mktemp "${fingerprint}.XXXXXX") || exit 1
+    { own_state; echo '--- temp'; temp_entries; } > "$now"
+    before_own=$(sed '/^--- temp$/,$d' "$fingerprint"); after_own=$(sed '/^--- temp$/,$d' "$now")
+    before_tmp=$(sed '1,/^--- temp$/d' "$fingerprint"); after_tmp=$(sed '1,/^--- temp$/d' "$now")
+    rm -f "$now"
+    fail=0
+    if [ "$before_own" != "$after_own" ]; then
+        echo "FAIL: the tests changed the user's own files (toolcage's state, git's configuration):"
+        diff <(echo "$before_own") <(echo "$after_own") | sed -n 's/^< /  before: /p; s/^> /  after:  /p' | head -40
+        echo "(a test ran toolcage or git without the suite's state directory or its own git configuration;"
+        echo " or something else, an agent of the user's, wrote there while the suite ran)"
+        fail=1
+    fi
+    left=$(comm -13 <(echo "$before_tmp") <(echo "$after_tmp"))
+    if [ -n "$left" ]; then
+        echo "FAIL: the tests left these behind in /tmp and /var/tmp:"
+        echo "$left" | sed 's/^/  /' | head -40
+        fail=1
+    fi
+    [ $fail = 0 ] && echo "the user's own files are as they were; nothing left in /tmp or /var/tmp"
+    exit $fail
+    ;;
+*) echo "usage: $0 start|check FINGERPRINT STATE_DIR"; exit 2 ;;
+esac
