@@ -1,11 +1,12 @@
-# npm_claude_code CACHE: Claude Code installed into CACHE once (the path of its `claude` in
+# npm_claude_code CACHE [VERSION]: Claude Code (VERSION, else npm's latest for this Node.js)
+# installed into CACHE once (the path of its `claude` in
 # CLAUDE); skips (77) when the registry cannot be reached. `npm install --prefix` takes its global
 # configuration from under the prefix, not the system's: the system's npmrc (a company proxy's
 # `cafile`, a registry mirror) is named explicitly, and the user's ~/.npmrc is read as npm reads
 # it. Its download cache goes with CACHE, not into the user's ~/.npm. Every wait is bounded.
 # Sourced by a script that defines fail and skip (exit 77) and a work directory WORK.
 npm_claude_code() {
-    local cache="$1" global=() rc
+    local cache="$1" package="@anthropic-ai/claude-code${2:+@$2}" global=() rc
     CLAUDE="$cache/node_modules/.bin/claude"
     [ -x "$CLAUDE" ] && return 0
     local system_rc
@@ -14,7 +15,7 @@ npm_claude_code() {
     [ -f "$system_rc" ] && global=(--globalconfig "$system_rc")
     echo "npm: ${global[*]:-no system npmrc}"
     set +e
-    timeout 60 npm "${global[@]}" view @anthropic-ai/claude-code version >/dev/null 2>"$WORK/npm-view.err"
+    timeout 60 npm "${global[@]}" view "$package" version >/dev/null 2>"$WORK/npm-view.err"
     rc=$?
     set -e
     if [ $rc -ne 0 ]; then
@@ -27,10 +28,10 @@ npm_claude_code() {
     mkdir -p "$cache"
     set +e
     timeout 300 npm install "${global[@]}" --prefix "$cache" --cache "$cache/.npm-cache" --no-audit --no-fund \
-        --loglevel=error @anthropic-ai/claude-code >&2
+        --loglevel=error "$package" >&2
     rc=$?
     set -e
-    [ $rc -ne 124 ] || fail "npm install @anthropic-ai/claude-code did not finish in 300 s"
-    [ $rc -eq 0 ] || fail "npm install @anthropic-ai/claude-code failed (exit $rc; npm ${global[*]:-without a system npmrc})"
+    [ $rc -ne 124 ] || fail "npm install $package did not finish in 300 s"
+    [ $rc -eq 0 ] || fail "npm install $package failed (exit $rc; npm ${global[*]:-without a system npmrc})"
     [ -x "$CLAUDE" ] || fail "npm install left no $CLAUDE"
 }

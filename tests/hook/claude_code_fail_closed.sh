@@ -37,34 +37,26 @@ fail() {
     exit 1
 }
 
-# Claude Code, installed once per build tree; npm reads the system's configuration (a company's
-# CA, say) although the prefix is ours.
-CACHE="${TOOLCAGE_NPM_CACHE_DIR:-$WORK/npm}-$CLAUDE_VERSION"
-CLAUDE="$CACHE/node_modules/.bin/claude"
-if [ ! -x "$CLAUDE" ]; then
-    mkdir -p "$CACHE"
-    npm_global=()
-    [ -f /etc/npmrc ] && npm_global=(--globalconfig /etc/npmrc)
-    if ! timeout 300 npm install "${npm_global[@]}" --prefix "$CACHE" --no-audit --no-fund --loglevel=error \
-            "@anthropic-ai/claude-code@$CLAUDE_VERSION" >&2; then
-        if ! timeout 60 npm ping "${npm_global[@]}" >/dev/null 2>&1; then
-            echo "SKIP: the npm registry cannot be reached, so Claude Code $CLAUDE_VERSION cannot be installed"
-            exit 77
-        fi
-        fail "npm install @anthropic-ai/claude-code@$CLAUDE_VERSION failed"
-    fi
-fi
-echo "claude: $("$CLAUDE" --version 2>/dev/null || echo unknown)"
+# Claude Code, installed once per build tree (skipped when the registry cannot be reached).
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+trap 'exit 143' TERM INT HUP
+source "$TOOLCAGE_SOURCE_DIR/tests/e2e/npm_claude_code.sh"
+npm_claude_code "${TOOLCAGE_NPM_CACHE_DIR:-$WORK/npm}-$CLAUDE_VERSION" "$CLAUDE_VERSION"
+echo "claude: $(timeout 30 "$CLAUDE" --version 2>/dev/null || echo unknown)"
 
 HOME_DIR="$WORK/home"
 PROJECT="$WORK/project"
 mkdir -p "$HOME_DIR" "$PROJECT/.claude"
 git init -q "$PROJECT" 2>/dev/null || mkdir -p "$PROJECT/.git"
 SETTINGS="$PROJECT/.claude/settings.json"
-DECISIONS="$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage/test-logs/$(basename "$WORK").jsonl"
+# $TOOLCAGE_LOG counts only under toolcage's state directory (the suite's own under CTest).
+DECISIONS="${TOOLCAGE_STATE_DIR:-$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage}/test-logs/$(basename "$WORK").jsonl"
 
 # The entry as `toolcage install claude` writes it, for the Claude Code on PATH.
-INSTALLED=$(PATH="$(dirname "$CLAUDE"):/usr/bin:/bin" "$TOOLCAGE_BIN" install claude --settings "$SETTINGS")
+INSTALLED=$(PATH="$(dirname "$CLAUDE"):/usr/bin:/bin" timeout 60 "$TOOLCAGE_BIN" install claude --settings "$SETTINGS")
 echo "$INSTALLED"
 echo "$INSTALLED" | grep -q "Claude Code $CLAUDE_VERSION (package.json of .*): a hook that cannot start, hangs past its timeout or crashes blocks the call" \
     || fail "install claude did not report that Claude Code $CLAUDE_VERSION blocks on a failing hook"
@@ -100,7 +92,7 @@ run_claude() {
     set +e
     (cd "$PROJECT" && env -i PATH="/usr/local/bin:/usr/bin:/bin" HOME="$HOME_DIR" TERM=dumb \
         ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY="sk-ant-test-dummy-key" \
-        TOOLCAGE_LOG="$DECISIONS" DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
+        TOOLCAGE_LOG="$DECISIONS" ${TOOLCAGE_STATE_DIR:+"TOOLCAGE_STATE_DIR=$TOOLCAGE_STATE_DIR"} DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 \
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
         timeout 300 "$CLAUDE" -p "Run the command the task needs." --output-format json --max-turns 4 "$@" \
         >"$WORK/$name.out" 2>"$WORK/$name.err")
