@@ -147,6 +147,8 @@ std::string fallback_state_dir() {
 }
 
 std::string user_policy_dir() {
+    // A test suite installs its policies into its own state, never the user's.
+    if (const std::string& t = test_state_dir(); !t.empty()) return t + "/profiles";
     const std::string& h = user_home();
     if (h.empty()) return {};
     return (h == "/" ? "" : h) + "/.config/toolcage/profiles";

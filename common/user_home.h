@@ -29,7 +29,8 @@ std::string refused_state_variable();
 // fallback, made 0700 if missing. "" when neither can be used. With `make` false nothing is
 // made: the first of the two that exists and checks out, else "".
 std::string state_dir(bool make = true);
-// <user_home>/.config/toolcage/profiles: the user's own policies.
+// <user_home>/.config/toolcage/profiles: the user's own policies (<test_state_dir>/profiles while
+// a test suite's state directory is in effect).
 std::string user_policy_dir();
 
 // Where toolcage's state goes, in order of preference: primary_state_dir, fallback_state_dir.

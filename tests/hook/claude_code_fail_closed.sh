@@ -148,7 +148,7 @@ echo "PASS: an approved ask ran inside the cage"
 
 # 2. A hook that crashes, hangs or exits 1 blocks the call; without onFailure it would not.
 printf '#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n' >"$WORK/crash"
-printf '#!/bin/sh\nexec sleep 60\n' >"$WORK/hang"
+printf '#!/bin/sh\nexec sleep 20\n' >"$WORK/hang"
 printf '#!/bin/sh\ncat >/dev/null\necho "not an answer" >&2\nexit 1\n' >"$WORK/exit1"
 chmod +x "$WORK/crash" "$WORK/hang" "$WORK/exit1"
 for bad in crash hang exit1; do

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "common/user_home.h"
 #include "fixture.h"
 
 using namespace toolcage::test;
@@ -362,11 +363,10 @@ TEST_CASE("policy validate reports every error in one run, and takes an installe
 
 TEST_CASE("policy install validates and installs a policy of one's own", "[cli][policy]") {
     HookFixture f;
-    // Into the user database's home, whatever HOME says (the agent's shell sets HOME): a name
-    // of the test's own, removed afterwards.
+    // Into the user database's home, whatever HOME says (the agent's shell sets HOME), or, under
+    // CTest, the suite's own state: a name of the test's own, removed afterwards.
     const std::string name = "test-" + f.root.path().substr(f.root.path().rfind('/') + 1);
-    const passwd* pw = ::getpwuid(::getuid());
-    const std::string dir = std::string(pw ? pw->pw_dir : "/nonexistent") + "/.config/toolcage/profiles";
+    const std::string dir = toolcage::user_policy_dir();
     struct Remove {
         std::string path;
         ~Remove() { std::remove(path.c_str()); }

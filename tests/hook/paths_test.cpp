@@ -217,6 +217,9 @@ TEST_CASE("PathResolver::trace as an ordinary user: a lookup the system refuses 
     ::chmod((D + "/locked").c_str(), 0);  // no one but root may look inside
     // The case's user: nobody when the tests run as root, else the tests' own user (mode 0 keeps
     // even the owner out).
+    // nobody's state directory lives in the tests' scratch, which the process that makes it
+    // removes: made here, not in the child.
+    (void)testsupport::suite_state_word(true);
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {

@@ -59,10 +59,28 @@ start)
     ;;
 check)
     [ -f "$fingerprint" ] || { echo "no fingerprint at $fingerprint: run the suite's first test (suite_start)"; exit 1; }
+    # A step's processes may outlive the test that started them by a moment (a relay idling out,
+    # a supervisor putting its TMPDIR aside): wait, a few seconds at most, for the build's
+    # programs to end before looking.
+    for _ in $(seq 1 20); do
+        pgrep -f "$(dirname "$state")/toolcage" >/dev/null 2>&1 || break
+        sleep 0.5
+    done
     # toolcage keeps an emptied TMPDIR for the next step (/tmp/toolcage-spare-UID-N, by design);
     # the ones the suite's steps left are the suite's to remove.
+    # So is an empty step TMPDIR (/tmp/toolcage-XXXXXX) whose supervisor a test killed on purpose:
+    # toolcage's recovery would finish it at the next step there; one with anything in it is a
+    # leftover.
     while read -r path _; do
-        case $path in /tmp/toolcage-spare-*) grep -q "^$path " "$fingerprint" || rm -rf -- "$path" ;; esac
+        grep -q "^$path " "$fingerprint" && continue
+        case $path in
+            /tmp/toolcage-spare-*) rm -rf -- "$path" ;;
+            /tmp/toolcage-??????)
+                if [ -d "$path" ] && [ -z "$(ls -A "$path" 2>/dev/null)" ]; then
+                    echo "removed an empty step TMPDIR a killed step left: $path"
+                    rmdir -- "$path"
+                fi ;;
+        esac
     done < <(temp_entries)
     now=$(mktemp "${fingerprint}.XXXXXX") || exit 1
     { own_state; echo '--- temp'; temp_entries; } > "$now"
