@@ -126,6 +126,21 @@ void require_refusal(const std::string& agent, const RunResult& r, const std::st
 
 const std::vector<std::string> kAgents = {"claude", "openclaw", "hermes"};
 
+// Waits (ten seconds at most) until the hook has armed its last words: its deadline's SIGALRM is
+// the last handler it sets, so SigCgt holds it then. A signal sent before would find the
+// default action (a sanitizer build starts slowly).
+bool armed(pid_t pid) {
+    for (int i = 0; i < 1000; ++i) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+        for (std::string line; std::getline(in, line);)
+            if (line.starts_with("SigCgt:") &&
+                (std::stoull(line.substr(7), nullptr, 16) & (1ULL << (SIGALRM - 1))))
+                return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
 }  // namespace
 
 TEST_CASE("the hook refuses in the agent's own format when it cannot decide within its deadline", "[fail-closed]") {
@@ -157,6 +172,7 @@ TEST_CASE("the hook's memory is bounded", "[fail-closed]") {
     }
     INFO(limits);
     CHECK(limits.find("1073741824") != std::string::npos);
+    REQUIRE(armed(h.pid()));
     kill(h.pid(), SIGTERM);
     require_refusal("claude", h.finish(), "told to stop (SIGTERM)");
 }
@@ -165,7 +181,7 @@ TEST_CASE("a hook killed by a fatal signal still answers a refusal in the agent'
     HookFixture f;
     for (const auto& agent : kAgents) {
         OpenHook h({"--agent=" + agent}, f.env);
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past its start-up
+        REQUIRE(armed(h.pid()));
         kill(h.pid(), SIGSEGV);
         require_refusal(agent, h.finish(), "crashed (SIGSEGV)");
     }
