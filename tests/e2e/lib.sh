@@ -25,6 +25,7 @@ BACKGROUND=()
 cleanup() {
     local pid
     for pid in "${BACKGROUND[@]}"; do kill "$pid" 2>/dev/null || true; done
+    if declare -F forget_claude_project >/dev/null; then forget_claude_project "${PROJECT:-}"; fi
     if [ -n "${WORK:-}" ]; then
         if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
     fi

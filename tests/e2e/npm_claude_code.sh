@@ -35,3 +35,13 @@ npm_claude_code() {
     [ $rc -eq 0 ] || fail "npm install $package failed (exit $rc; npm ${global[*]:-without a system npmrc})"
     [ -x "$CLAUDE" ] || fail "npm install left no $CLAUDE"
 }
+
+# forget_claude_project DIR: what Claude Code keeps of a project under /tmp/claude-<uid> (named
+# after the project's path, each character other than a letter, digit or - made a -), which it
+# writes whatever TMPDIR says; the parent goes too when nothing else is in it.
+forget_claude_project() {
+    local root="/tmp/claude-$(id -u)"
+    [ -n "${1:-}" ] && [ -d "$root" ] || return 0
+    rm -rf -- "$root/$(printf '%s' "$1" | sed 's/[^A-Za-z0-9-]/-/g')" 2>/dev/null || true
+    rmdir -- "$root" 2>/dev/null || true
+}

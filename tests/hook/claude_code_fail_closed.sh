@@ -28,6 +28,7 @@ DECISIONS=""
 cleanup() {
     if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; fi
     if [ -n "$DECISIONS" ]; then rm -f "$DECISIONS"; fi
+    if declare -F forget_claude_project >/dev/null; then forget_claude_project "${PROJECT:-}"; fi
     if [ "${KEEP_WORK:-0}" != 1 ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
 }
 trap cleanup EXIT
