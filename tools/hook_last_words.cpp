@@ -94,11 +94,7 @@ void on_terminate() {
 }
 
 Format format_from(int argc, char** argv) {
-    const char* agent = nullptr;
-    for (int i = 2; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--agent") == 0 && i + 1 < argc) agent = argv[i + 1];
-        if (std::strncmp(argv[i], "--agent=", 8) == 0) agent = argv[i] + 8;
-    }
+    const char* agent = hook_agent_argument(argc, argv);
     if (agent && std::strcmp(agent, "claude") == 0) return Format::claude;
     if (agent && std::strcmp(agent, "openclaw") == 0) return Format::openclaw;
     return Format::hermes;
@@ -126,6 +122,15 @@ void start_deadline() {
 }
 
 }  // namespace
+
+const char* hook_agent_argument(int argc, char** argv) {
+    const char* agent = nullptr;
+    for (int i = 2; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--agent") == 0 && i + 1 < argc) agent = argv[i + 1];
+        if (std::strncmp(argv[i], "--agent=", 8) == 0) agent = argv[i] + 8;
+    }
+    return agent;
+}
 
 void arm_hook_last_words(int argc, char** argv) {
     g_format = format_from(argc, argv);

@@ -11,4 +11,8 @@ namespace toolcage::cli {
 // killing the hook silently.
 void arm_hook_last_words(int argc, char** argv);
 
+// The value of --agent (`--agent X` or `--agent=X`, the last one given) on a `toolcage hook`
+// command line, read before CLI11 parses it; nullptr when there is none.
+const char* hook_agent_argument(int argc, char** argv);
+
 }  // namespace toolcage::cli

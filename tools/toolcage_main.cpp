@@ -7,7 +7,6 @@
 #include <iterator>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 
@@ -54,11 +53,7 @@ std::vector<Subcommand> register_subcommands(CLI::App& app, int argc, char** arg
 void refuse_hook_call(int argc, char** argv, const std::string& why) {
     if (argc < 2 || std::strcmp(argv[1], "hook") != 0) return;
     std::optional<toolcage::hook::Agent> agent;
-    for (int i = 2; i < argc; ++i) {
-        std::string_view a = argv[i];
-        if (a == "--agent" && i + 1 < argc) agent = toolcage::hook::agent_from_string(argv[i + 1]);
-        if (a.starts_with("--agent=")) agent = toolcage::hook::agent_from_string(a.substr(8));
-    }
+    if (const char* given = hook_agent_argument(argc, argv)) agent = toolcage::hook::agent_from_string(given);
     toolcage::hook::hold_async_signals();
     toolcage::hook::Answer answer = toolcage::hook::failure_answer(agent, why);
     std::fputs(answer.out.c_str(), stdout);
