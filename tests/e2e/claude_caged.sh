@@ -60,20 +60,7 @@ LOG="$WORK/mock.log"
 [ -s "$LOG" ] || fail "Claude Code never called the mock API: $(head -c 2000 "$WORK/claude.err")"
 
 # The tool_result text of every request after the tool call.
-RESULT=$(node -e '
-const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
-const seen = new Set();
-for (const l of lines) {
-  for (const m of JSON.parse(l).body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content) {
-      if (b.type !== "tool_result") continue;
-      const t = typeof b.content === "string" ? b.content
-              : (b.content ?? []).map((c) => c.text ?? "").join("");
-      if (!seen.has(b.tool_use_id + t)) { seen.add(b.tool_use_id + t); console.log(t); }
-    }
-  }
-}' "$LOG")
+RESULT=$(claude_tool_results "$LOG")
 echo "--- tool result the model received ---"
 echo "$RESULT"
 echo "---"

@@ -45,3 +45,22 @@ forget_claude_project() {
     rm -rf -- "$root/$(printf '%s' "$1" | sed 's/[^A-Za-z0-9-]/-/g')" 2>/dev/null || true
     rmdir -- "$root" 2>/dev/null || true
 }
+
+# claude_tool_results LOG: the text of every tool_result Claude Code sent back to the mock of the
+# Messages API (tests/hook/mock_anthropic.mjs logs each request body), each once.
+claude_tool_results() {
+    node -e '
+const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
+const seen = new Set();
+for (const l of lines) {
+  for (const m of JSON.parse(l).body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content) {
+      if (b.type !== "tool_result") continue;
+      const t = typeof b.content === "string" ? b.content
+              : (b.content ?? []).map((c) => c.text ?? "").join("");
+      if (!seen.has(b.tool_use_id + t)) { seen.add(b.tool_use_id + t); console.log(t); }
+    }
+  }
+}' "$1"
+}

@@ -106,22 +106,6 @@ run_claude() {
     [ -s "$log" ] || fail "Claude Code ($name) never called the mock API: $(head -c 2000 "$WORK/$name.err")"
 }
 
-# The text of every tool_result Claude Code sent back to the mock.
-tool_results() {
-    node -e '
-const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
-const seen = new Set();
-for (const l of lines) {
-  for (const m of JSON.parse(l).body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content) {
-      if (b.type !== "tool_result") continue;
-      const t = typeof b.content === "string" ? b.content : (b.content ?? []).map((c) => c.text ?? "").join("");
-      if (!seen.has(b.tool_use_id + t)) { seen.add(b.tool_use_id + t); console.log(t); }
-    }
-  }
-}' "$1"
-}
 
 # 1. An approved ask runs caged.
 POLICY="$WORK/on-cage-ask.json"
@@ -132,7 +116,7 @@ cat >"$WORK/mcp.json" <<EOF
 EOF
 CAGED="python3 -c 'print(open(\"/proc/self/status\").read())' | grep -E '^(Seccomp|NoNewPrivs):'; echo ASK-DONE"
 run_claude ask "$CAGED" --mcp-config "$WORK/mcp.json" --permission-prompt-tool mcp__approver__approve
-[ -s "$WORK/approver.log" ] || fail "the person (permission-prompt tool) was never asked: $(tool_results "$WORK/ask.requests.jsonl")"
+[ -s "$WORK/approver.log" ] || fail "the person (permission-prompt tool) was never asked: $(claude_tool_results "$WORK/ask.requests.jsonl")"
 SHOWN=$(node -e 'const l = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
 console.log(l[0].input.command)' "$WORK/approver.log")
 echo "the person was shown: $SHOWN"
@@ -140,7 +124,7 @@ case "$SHOWN" in
     "'$TOOLCAGE_BIN' run --policy '$POLICY' "*) ;;
     *) fail "the person was not shown toolcage's cage rewrite: $SHOWN" ;;
 esac
-RESULT=$(tool_results "$WORK/ask.requests.jsonl")
+RESULT=$(claude_tool_results "$WORK/ask.requests.jsonl")
 echo "ask tool result: $RESULT"
 echo "$RESULT" | grep -q "ASK-DONE" || fail "the approved command did not run"
 echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the approved command ran without the cage's seccomp filter"
@@ -156,11 +140,11 @@ for bad in crash hang exit1; do
     PROBE="echo RAN-$bad-\$((6*7))"
     with_hook "$WORK/$bad" 3 drop
     run_claude "$bad-without" "$PROBE"
-    tool_results "$WORK/$bad-without.requests.jsonl" | grep -q "RAN-$bad-42" \
-        || fail "control: without onFailure, Claude Code did not run the call past a $bad hook: $(tool_results "$WORK/$bad-without.requests.jsonl")"
+    claude_tool_results "$WORK/$bad-without.requests.jsonl" | grep -q "RAN-$bad-42" \
+        || fail "control: without onFailure, Claude Code did not run the call past a $bad hook: $(claude_tool_results "$WORK/$bad-without.requests.jsonl")"
     with_hook "$WORK/$bad" 3 keep
     run_claude "$bad" "$PROBE"
-    RESULT=$(tool_results "$WORK/$bad.requests.jsonl")
+    RESULT=$(claude_tool_results "$WORK/$bad.requests.jsonl")
     echo "$bad hook: $RESULT"
     if echo "$RESULT" | grep -q "RAN-$bad-42"; then fail "the call ran past a $bad hook"; fi
     echo "$RESULT" | grep -q 'blocking because onFailure is "block"' || fail "Claude Code did not say the $bad hook blocked"

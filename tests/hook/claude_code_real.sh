@@ -91,25 +91,6 @@ run_claude() {
     [ $rc -ne 124 ] || fail "claude -p ($name) timed out; stderr: $(head -c 2000 "$WORK/$name.err")"
 }
 
-# The text of every tool_result Claude Code sent back to the mock.
-tool_results() {
-    node -e '
-const lines = require("fs").readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
-const seen = new Set();
-for (const l of lines) {
-  const { body } = JSON.parse(l);
-  for (const m of body.messages ?? []) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content) {
-      if (b.type !== "tool_result") continue;
-      const t = typeof b.content === "string" ? b.content
-              : (b.content ?? []).map((c) => c.text ?? "").join("");
-      const key = b.tool_use_id + t;
-      if (!seen.has(key)) { seen.add(key); console.log(t); }
-    }
-  }
-}' "$1"
-}
 
 decision_for() {  # the verdict toolcage logged for a command
     node -e '
@@ -124,7 +105,7 @@ DESTRUCTIVE="rm -rf ~/precious"
 run_claude destructive "$DESTRUCTIVE"
 [ -s "$WORK/destructive.requests.jsonl" ] || fail "Claude Code never called the mock API: $(head -c 2000 "$WORK/destructive.err")"
 [ -f "$HOME_DIR/precious/keep.txt" ] || fail "the destructive command ran: ~/precious is gone"
-RESULT=$(tool_results "$WORK/destructive.requests.jsonl")
+RESULT=$(claude_tool_results "$WORK/destructive.requests.jsonl")
 echo "destructive tool result: $RESULT"
 echo "$RESULT" | grep -q "toolcage" || fail "the tool result does not carry toolcage's refusal"
 [ "$(decision_for "$DESTRUCTIVE")" = deny ] || fail "toolcage did not log a deny for $DESTRUCTIVE"
@@ -132,7 +113,7 @@ echo "$RESULT" | grep -q "toolcage" || fail "the tool result does not carry tool
 # 2. risky: runs through the rewrite
 RISKY="python3 -c 'print(open(\"/proc/self/status\").read())' | grep -E '^(Seccomp|NoNewPrivs):'; echo RISKY-DONE"
 run_claude risky "$RISKY"
-RESULT=$(tool_results "$WORK/risky.requests.jsonl")
+RESULT=$(claude_tool_results "$WORK/risky.requests.jsonl")
 echo "risky tool result: $RESULT"
 [ "$(decision_for "$RISKY")" = cage ] || fail "toolcage did not log a cage verdict for the risky command"
 if echo "$RESULT" | grep -q "RISKY-DONE"; then
@@ -154,7 +135,7 @@ echo x > "$PROJECT/sub/inner-file.txt"
 STATUS="grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status"
 run_claude shell-state "cd sub && ls" "$(node -e 'console.log(JSON.stringify(process.argv.slice(1)))' \
     "cd sub && ls" "$STATUS" "pwd")"
-RESULT=$(tool_results "$WORK/shell-state.requests.jsonl")
+RESULT=$(claude_tool_results "$WORK/shell-state.requests.jsonl")
 echo "shell-state tool results: $RESULT"
 [ "$(decision_for "cd sub && ls")" = allow ] || fail "toolcage did not log an allow for cd sub && ls"
 [ "$(decision_for "$STATUS")" = allow ] || fail "toolcage did not log an allow for $STATUS"
