@@ -152,8 +152,15 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
                 r.warnings.push_back("toolcage's state directory " + p + ": it is not used (journals and the "
                                      "decision log go elsewhere); make it the user's, mode 0700, or remove it");
     if (std::string why = refused_log_variable(); !why.empty()) r.warnings.push_back(why);
-    if (std::string why = refused_state_variable(); !why.empty()) r.warnings.push_back(why);
-    r.housekeeping = journal_housekeeping();
+    // A state directory named for a test suite and refused: this doctor was meant for another
+    // state than the user's, so it leaves the user's journals as they are.
+    if (std::string why = refused_state_variable(); !why.empty()) {
+        r.warnings.push_back(why);
+        r.housekeeping.push_back("skipped: $TOOLCAGE_STATE_DIR is set but ignored, and the journals of the state in "
+                                 "use are not this run's to tidy");
+    } else {
+        r.housekeeping = journal_housekeeping();
+    }
     if (r.kernel.landlock_abi >= 7) {
         AuditAvailability a = landlock_audit_availability();
         r.refusal_source = a.readable ? "the kernel's Landlock audit records"

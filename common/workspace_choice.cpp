@@ -248,7 +248,7 @@ Choice decide(const std::string& workdir_in, const Guarded& g) {
                 "so a step that writes has no workspace there; run it in a project (a directory with .git or a "
                 "project file such as package.json) or add a work root to the policy: \"workspace\": "
                 "{\"roots\": [\"" + tilde(workdir, g) + "\"]}",
-                {}};
+                {}, true, workdir};
     return {workdir, {}, {}};
 }
 

@@ -69,6 +69,10 @@ struct Choice {
     // works): not inside a dot-directory of the home nor in toolcage's or an agent's own files,
     // whose keys and settings it would read all of.
     bool readable = true;
+    // Without a workspace, the directory a person may approve as one (a directory of the home
+    // outside any project: the automatic choice may not take it, a person who sees it named
+    // may); empty where nothing may be one (the home, /, a work root, a dot-directory).
+    std::string approvable{};
     bool ok() const { return !dir.empty(); }
 };
 Choice decide(const std::string& workdir, const Guarded& g);

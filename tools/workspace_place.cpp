@@ -34,6 +34,7 @@ Verdict placed_verdict(const Verdict& v, const std::string& command, const Works
 nlohmann::json workspace_json(const workspace::Choice& c) {
     nlohmann::json j = {{"ok", c.ok()}, {"dir", c.dir}, {"reason", c.reason}};
     if (!c.root.empty()) j["root"] = c.root;
+    if (!c.approvable.empty()) j["approvable"] = c.approvable;
     return j;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/path_text.h"
 #include "hook/call/file_target.h"
 #include "hook/call/paths.h"
 #include "hook/classify/classifier.h"
@@ -94,7 +95,20 @@ std::optional<Verdict> own_rewrite(const ToolCall& call, const DecideContext& dc
     inner.command = parts->outside.empty() ? run.command : parts->outside + " && " + run.command;
     inner.cwd = run.new_project.empty() ? where : run.new_project;
     Verdict v = judge_shell(inner, classify::make_context(inner.cwd, dc.guarded), dc);
-    if (v.decision == Decision::deny || v.decision == Decision::ask) return v;
+    if (v.decision == Decision::deny) return v;
+    // The workspace the rewrite names is the one toolcage chooses for its workdir, or one a
+    // person approved (the hook asks with exactly this rewrite): a model that writes the
+    // rewrite itself does not choose its workspace unasked.
+    if (!run.workspace.empty() && normal_path(run.workspace) != workspace::decide(where, dc.guarded).dir) {
+        if (std::string why = workspace::refusal_sentence(normal_path(run.workspace), dc.guarded); !why.empty())
+            return Verdict{Decision::deny, "hook.no-workspace",
+                           "the command names the workspace " + run.workspace + ": " + why};
+        return Verdict{Decision::ask, "hook.no-workspace",
+                       "the command names " + run.workspace + " as its workspace, which toolcage does not choose for " +
+                           where + " by itself: a person must approve that directory as the workspace (" + v.rule +
+                           ": " + v.reason + ")"};
+    }
+    if (v.decision == Decision::ask) return v;
     step_id = run.step_id;
     return Verdict{Decision::allow, std::string(kOwnRewrite),
                    "toolcage's own rewrite (policy " + run.policy + ", in " + where +
@@ -307,10 +321,17 @@ Outcome decide_placed(const ToolCall& call, const DecideContext& dc) {
             if (auto parts = parse_rewrite(call.command)) {
                 o.rewrite = call.command;
                 o.step_id = parts->run.step_id;
-            } else {
+            } else if (const std::string& ws = pc.workspace.ok() ? pc.workspace.dir : pc.workspace.approvable;
+                       !ws.empty()) {
                 o.rewrite = cage_rewrite(CageRewrite{dc.toolcage_bin, dc.policy_arg, dc.step_id,
-                                                     call.cwd, pc.workspace.dir, false, call.command, ""});
+                                                     call.cwd, ws, false, call.command, ""});
                 o.step_id = dc.step_id;
+                if (!pc.workspace.ok() && o.verdict.rule != "hook.no-workspace")
+                    o.verdict.reason += " (if approved, it runs in the cage with " + ws + " as its workspace)";
+            } else {
+                // Nowhere to cage it: an approval would have nothing to run but the bare command.
+                o.verdict = *no_workspace(o.verdict, false, pc.workspace);
+                o.rewrite.clear();
             }
         }
     }

@@ -8,11 +8,20 @@ namespace toolcage::hook {
 
 std::optional<Verdict> no_workspace(const Verdict& v, bool read_only, const workspace::Choice& where) {
     if (where.ok() || (read_only && where.readable)) return std::nullopt;
-    return Verdict{Decision::ask, "hook.no-workspace",
-                   read_only ? "`" + v.rule + "` would run this command in the read-only cage, which would read all of "
-                                   "its directory: " + where.reason
-                             : "`" + v.rule + "` would run this command in the cage, which writes its workspace: " +
-                                   where.reason};
+    const std::string what = read_only ? "`" + v.rule + "` would run this command in the read-only cage, which would read all of "
+                                             "its directory: " + where.reason
+                                       : "`" + v.rule + "` would run this command in the cage, which writes its workspace: " +
+                                             where.reason;
+    // A person may make a directory of the home the workspace: the question names it, and the
+    // approved command runs in the cage with it writable (decide.cpp writes it into the rewrite).
+    // Where nothing may be a workspace an approval could not run it caged: no question then.
+    if (!where.approvable.empty())
+        return Verdict{Decision::ask, "hook.no-workspace",
+                       what + "; if a person approves, it runs in the cage with " + where.approvable +
+                           " as its workspace"};
+    return Verdict{Decision::deny, "hook.no-workspace",
+                   what + " (refused, not asked: no directory here may be a workspace, so an approval could not run "
+                          "it in the cage)"};
 }
 
 namespace {

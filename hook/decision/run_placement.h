@@ -31,8 +31,10 @@ struct PlacementContext {
     std::string step_id;       // what the rewrite passes to `toolcage run --step-id`
 };
 
-// The ask a verdict placed in the cage (or, `read_only`, the read-only cage) becomes where no
-// workspace may be (and the read-only cage may not read either); nullopt when it may run there.
+// What a verdict placed in the cage (or, `read_only`, the read-only cage) becomes where no
+// workspace may be (and the read-only cage may not read either): an ask where a person may
+// approve the directory as the workspace (Choice::approvable), else a refusal; nullopt when it
+// may run there.
 std::optional<Verdict> no_workspace(const Verdict& v, bool read_only, const workspace::Choice& where);
 
 // `v` is the shell command's verdict, after the git and self-protection checks.

@@ -203,6 +203,9 @@ TEST_CASE("a test state directory takes the hook's decisions and doctor names it
     INFO(refused.text);
     CHECK(refused.text.find("TOOLCAGE_STATE_DIR=" + d + " is ignored") != std::string::npos);
     CHECK(refused.text.find("  state: " + d + " ") == std::string::npos);
+    // and it leaves the state in use (the user's own) as it is: no housekeeping there.
+    CHECK(refused.text.find("housekeeping: skipped: $TOOLCAGE_STATE_DIR is set but ignored") != std::string::npos);
+    CHECK(refused.text.find("housekeeping: removed") == std::string::npos);
     CHECK(std::system((std::string("rm -rf ") + base).c_str()) == 0);
 }
 

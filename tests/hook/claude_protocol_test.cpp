@@ -85,12 +85,14 @@ TEST_CASE("claude: a leading cd stays in Claude Code's shell, the rest goes in t
                                               "' -- /bin/bash -c 'make test'");
 }
 
-TEST_CASE("claude: in the home directory there is no workspace: a command to cage is asked about, ls runs read-only",
+TEST_CASE("claude: in the home directory there is no workspace: a command to cage is refused, ls runs read-only",
           "[claude]") {
     HookFixture f;
     toolcage::test::make_dirs(f.home + "/proj");
+    // No directory there may be a workspace: an approval could not cage it, so no question.
     json make = decision_of(f.hook(claude_bash("make", f.home)));
-    CHECK(make["permissionDecision"] == "ask");
+    CHECK(make["permissionDecision"] == "deny");
+    CHECK_FALSE(make.contains("updatedInput"));
     const std::string why = make["permissionDecisionReason"].get<std::string>();
     CHECK(why.find("hook.no-workspace") != std::string::npos);
     CHECK(why.find(f.home + " is the home directory, so it cannot be a workspace") != std::string::npos);
@@ -100,10 +102,13 @@ TEST_CASE("claude: in the home directory there is no workspace: a command to cag
     CHECK(with_step_id_as_id(ls["updatedInput"]["command"]) == "'" + std::string(TOOLCAGE_BIN) +
                                                                    "' run --policy 'default' --step-id ID --workdir '" +
                                                                    f.home + "' --read-only -- /bin/bash -c 'ls'");
-    // Below it, a directory outside any project is none either (the agent chose its cwd);
-    // a project is; builtins still run.
+    // Below it, a directory outside any project is none either (the agent chose its cwd): a
+    // person may approve it as the workspace, and what is approved runs caged there; a project
+    // is one; builtins still run.
     json plain = decision_of(f.hook(claude_bash("make", f.home + "/proj")));
     CHECK(plain["permissionDecision"] == "ask");
+    CHECK(plain["updatedInput"]["command"].get<std::string>().find("--workspace '" + f.home + "/proj'") !=
+          std::string::npos);
     CHECK(plain["permissionDecisionReason"].get<std::string>().find(
               f.home + "/proj is a directory of the home outside any project and outside the policy's work roots") !=
           std::string::npos);
@@ -111,11 +116,11 @@ TEST_CASE("claude: in the home directory there is no workspace: a command to cag
     for (const char* d : {"/.ssh", "/.config", "/.claude"}) {
         toolcage::test::make_dirs(f.home + d);
         INFO(d);
-        // Inside a dot-directory or an agent's configuration even a read is asked about: the
-        // read-only cage would read all of it.
+        // Inside a dot-directory or an agent's configuration even a read is refused: the
+        // read-only cage would read all of it, and no cage may write it.
         for (const char* c : {"make", "ls"}) {
             json dot = decision_of(f.hook(claude_bash(c, f.home + d)));
-            CHECK(dot["permissionDecision"] == "ask");
+            CHECK(dot["permissionDecision"] == "deny");
             CHECK(dot["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
         }
     }

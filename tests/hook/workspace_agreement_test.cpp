@@ -20,6 +20,7 @@ struct Place {
     std::string dir;
     std::string workspace;  // "" when none may be
     bool readable = true;   // the read-only cage may still run there
+    bool approvable = false;  // without a workspace: a person may approve the directory as one
 };
 
 struct Tools {
@@ -69,7 +70,7 @@ TEST_CASE("check, doctor, the hook and run decide the same workspace, with the s
     const Tools t{f, policy};
     const std::vector<Place> places = {
         {"the home", f.home, "", true},
-        {"a plain directory of the home", f.home + "/notes", "", true},
+        {"a plain directory of the home", f.home + "/notes", "", true, true},
         {"a dot-directory of the home", f.home + "/.config/x", "", false},
         {"an agent's configuration", f.home + "/.claude", "", false},
         {"a work root", root, "", true},
@@ -91,10 +92,13 @@ TEST_CASE("check, doctor, the hook and run decide the same workspace, with the s
         if (!p.workspace.empty()) {
             CHECK(c["verdict"] == "cage");
         } else {
-            CHECK(c["verdict"] == "ask");
+            // Asked where a person may approve the directory as the workspace, else refused:
+            // an approval could not run it in the cage.
+            CHECK(c["verdict"] == (p.approvable ? "ask" : "deny"));
             CHECK(c["rule"] == "hook.no-workspace");
             CHECK(reason.starts_with(p.dir + " "));  // a sentence naming the directory
-            CHECK(c["reason"].get<std::string>().ends_with(reason));
+            CHECK(c["reason"].get<std::string>().find(reason) != std::string::npos);
+            CHECK(c["workspace"].value("approvable", "") == (p.approvable ? p.dir : ""));
         }
         // doctor: the same decision, and `run` would refuse with its reason.
         const json d = t.doctor(p.dir);
@@ -106,13 +110,16 @@ TEST_CASE("check, doctor, the hook and run decide the same workspace, with the s
         }
         // the hook: the same verdict, reason and workspace.
         const json h = t.hook("make", p.dir);
-        CHECK(h["permissionDecision"] == (p.workspace.empty() ? "ask" : "allow"));
+        CHECK(h["permissionDecision"] == (!p.workspace.empty() ? "allow" : p.approvable ? "ask" : "deny"));
         const std::string hook_reason = h["permissionDecisionReason"];
         if (p.workspace.empty())
             CHECK(hook_reason.find(reason) != std::string::npos);
+        // What runs is caged in the workspace, or, once approved, in the directory the question names.
+        if (!p.workspace.empty() || p.approvable)
+            CHECK(h["updatedInput"]["command"].get<std::string>().find(
+                      "--workspace '" + (p.approvable ? p.dir : p.workspace) + "'") != std::string::npos);
         else
-            CHECK(h["updatedInput"]["command"].get<std::string>().find("--workspace '" + p.workspace + "'") !=
-                  std::string::npos);
+            CHECK_FALSE(h.contains("updatedInput"));
         // run: refuses with the same reason where there is none.
         const RunResult r = t.run(p.dir, false);
         INFO("run: " << r.exit_code << " " << r.err);
@@ -124,9 +131,9 @@ TEST_CASE("check, doctor, the hook and run decide the same workspace, with the s
         }
         // A read-only command: allowed and run where the agent is, but inside configuration.
         const json ls = t.check("ls", p.dir);
-        CHECK(ls["verdict"] == (p.readable ? "allow" : "ask"));
+        CHECK(ls["verdict"] == (p.readable ? "allow" : "deny"));
         const json hl = t.hook("ls", p.dir);
-        CHECK(hl["permissionDecision"] == (p.readable ? "allow" : "ask"));
+        CHECK(hl["permissionDecision"] == (p.readable ? "allow" : "deny"));
         const RunResult rl = t.run(p.dir, true);
         INFO("run --read-only: " << rl.exit_code << " " << rl.out << rl.err);
         if (p.readable) {
@@ -179,7 +186,7 @@ std::vector<std::string> entries(const std::string& dir) {
 
 }  // namespace
 
-TEST_CASE("in a work root a clone runs in the cage into its new directory; other writes there are asked about",
+TEST_CASE("in a work root a clone runs in the cage into its new directory; other writes there are refused",
           "[workspace]") {
     HookFixture f;
     f.env["XDG_STATE_HOME"] = f.home + "/.local/state";
@@ -229,9 +236,11 @@ TEST_CASE("in a work root a clone runs in the cage into its new directory; other
     CHECK(made["permissionDecision"] == "allow");
     CHECK(run_rewrite(f, made).exit_code == 0);
     CHECK(entries(root + "/app").empty());
-    // Any other write in the root itself is asked about, with the root's reason.
+    // Any other write in the root itself is refused, with the root's reason and no rewrite: the
+    // root is no workspace, so an approval could not run it in the cage.
     const json touch = hook("touch x");
-    CHECK(touch["permissionDecision"] == "ask");
+    CHECK(touch["permissionDecision"] == "deny");
+    CHECK_FALSE(touch.contains("updatedInput"));
     CHECK(touch["permissionDecisionReason"].get<std::string>().find(root + " is a work root of the policy") !=
           std::string::npos);
     // Reading in the root needs no question.
@@ -256,4 +265,47 @@ TEST_CASE("in a work root a clone runs in the cage into its new directory; other
     CHECK(entries(root + "/proj") == std::vector<std::string>{".git", "README"});
     CHECK(entries(place / "elsewhere").empty());
     CHECK_FALSE(std::filesystem::exists(f.home + "/other"));
+}
+
+TEST_CASE("a directory of the home is a workspace only once a person approves it, never by the model's rewrite",
+          "[workspace]") {
+    HookFixture f;
+    // A home outside the build tree, which holds toolcage's binaries and so is never writable.
+    TempDir place("/tmp");
+    const std::string home = place / "home", notes = home + "/notes";
+    f.env["HOME"] = home;
+    make_dirs(notes);
+    auto hook = [&](const std::string& command) {
+        RunResult r = f.hook(claude_bash(command, notes), {"--policy", "default"});
+        INFO(r.out << r.err);
+        REQUIRE(r.exit_code == 0);
+        return json::parse(r.out)["hookSpecificOutput"];
+    };
+    // A script of the directory's own: asked, naming the directory; what a person approves
+    // runs caged with it as the workspace.
+    write_file(notes + "/tidy.sh", "echo kept > kept.txt; echo out > ../outside.txt\n");
+    const std::string inner = "sh ./tidy.sh";
+    const json asked = hook(inner);
+    INFO(asked.dump());
+    REQUIRE(asked["permissionDecision"] == "ask");
+    CHECK(asked["permissionDecisionReason"].get<std::string>().find("runs in the cage with " + notes +
+                                                                    " as its workspace") != std::string::npos);
+    const std::string rewrite = asked["updatedInput"]["command"];
+    CHECK(rewrite.find("--workspace '" + notes + "'") != std::string::npos);
+    RunResult ran = run_rewrite(f, asked);
+    INFO(ran.out << ran.err);
+    CHECK(read_file(notes + "/kept.txt") == "kept\n");
+    CHECK_FALSE(std::filesystem::exists(home + "/outside.txt"));  // the home stays closed
+
+    // The same rewrite sent by the model itself is asked about again, not run unasked.
+    const json forged = hook(rewrite);
+    INFO(forged.dump());
+    CHECK(forged["permissionDecision"] == "ask");
+    CHECK(forged["permissionDecisionReason"].get<std::string>().find("hook.no-workspace") != std::string::npos);
+    CHECK(forged["updatedInput"]["command"] == rewrite);
+    // A destructive inner command stays refused, whatever workspace the rewrite names.
+    std::string bad = rewrite;
+    REQUIRE(bad.find(inner) != std::string::npos);
+    bad.replace(bad.find(inner), inner.size(), "rm -rf ~");
+    CHECK(hook(bad)["permissionDecision"] == "deny");
 }
