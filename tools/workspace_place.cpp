@@ -5,6 +5,7 @@
 
 #include "common/path_text.h"
 #include "hook/decision/run_placement.h"
+#include "hook/decision/shell_state.h"
 
 namespace toolcage::cli {
 
@@ -19,6 +20,7 @@ WorkspacePlace workspace_place(const std::string& cwd_in, const Policy& policy) 
     WorkspacePlace p;
     p.context = classify::make_context(cwd, g);
     p.choice = workspace::decide(p.context.cwd, g);
+    p.guarded = g;
     return p;
 }
 
@@ -28,7 +30,10 @@ Verdict placed_verdict(const Verdict& v, const std::string& command, const Works
     call.kind = hook::ToolKind::shell;
     call.command = command;
     call.cwd = place.context.cwd;
-    return hook::place_shell_command(call, v, {policy, "", "", place.choice, ""}).verdict;
+    // As the hook places it: where the command's leading moves take the shell (`cd proj && make`).
+    const std::string starts_in = hook::cwd_after_moves(command, call.cwd).value_or(call.cwd);
+    const workspace::Choice choice = starts_in == call.cwd ? place.choice : workspace::decide(starts_in, place.guarded);
+    return hook::place_shell_command(call, v, {policy, "", "", choice, ""}).verdict;
 }
 
 nlohmann::json workspace_json(const workspace::Choice& c) {

@@ -16,6 +16,7 @@ namespace toolcage::cli {
 struct WorkspacePlace {
     classify::Context context;  // the classifier's, with the policy's work roots
     workspace::Choice choice;
+    workspace::Guarded guarded;  // with the policy's roots, for a command that moves first
 };
 
 // `cwd` absolute (or empty: here).

@@ -265,12 +265,21 @@ Outcome decide_placed(const ToolCall& call, const DecideContext& dc);
 }  // namespace
 
 Outcome decide(const ToolCall& call, const DecideContext& dc) {
-    if (dc.policy.workspace.roots.empty()) return decide_placed(call, dc);
+    // A command whose leading moves take the shell elsewhere (`cd proj && make test`) runs its
+    // step there, in the workspace chosen there: the classifier judges its paths against that.
+    const std::optional<std::string> moved =
+        call.kind == ToolKind::shell ? cwd_after_moves(call.command, dc.where.cwd) : std::nullopt;
+    const bool elsewhere = moved && *moved != dc.where.cwd;
+    if (dc.policy.workspace.roots.empty() && !elsewhere) return decide_placed(call, dc);
     // The policy's work roots change where a workspace may be: the call's place with them.
-    const workspace::Guarded rooted = workspace::with_roots(dc.guarded, dc.policy.workspace.roots);
-    const DecideContext with_roots{dc.policy, dc.policy_arg, dc.toolcage_bin, dc.protect, dc.home,
-                                   dc.step_id, rooted, classify::make_context(dc.where.cwd, rooted)};
-    return decide_placed(call, with_roots);
+    const workspace::Guarded rooted = dc.policy.workspace.roots.empty()
+                                          ? dc.guarded
+                                          : workspace::with_roots(dc.guarded, dc.policy.workspace.roots);
+    classify::Context where = dc.policy.workspace.roots.empty() ? dc.where : classify::make_context(dc.where.cwd, rooted);
+    if (elsewhere) where.workspace = workspace::choose(*moved, rooted);
+    const DecideContext placed{dc.policy, dc.policy_arg, dc.toolcage_bin, dc.protect, dc.home,
+                               dc.step_id, rooted, std::move(where)};
+    return decide_placed(call, placed);
 }
 
 namespace {
@@ -307,8 +316,11 @@ Outcome decide_placed(const ToolCall& call, const DecideContext& dc) {
     }
     // toolcage's own rewrite is placed already: it runs as it is.
     if (call.kind == ToolKind::shell && o.verdict.rule != kOwnRewrite) {
-        PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin,
-                            workspace::decide(dc.where.cwd, dc.guarded), dc.step_id};
+        // The step starts where the command's leading moves take the agent's shell (`cd proj &&
+        // make test`): its workspace is chosen there.
+        const std::string starts_in = cwd_after_moves(call.command, dc.where.cwd).value_or(dc.where.cwd);
+        PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin, workspace::decide(starts_in, dc.guarded),
+                            dc.step_id};
         Placement p = place_shell_command(call, o.verdict, pc);
         o.verdict = p.verdict;
         o.rewrite = std::move(p.rewrite);

@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/path_text.h"
 #include "hook/classify/text.h"
 #include "hook/shell/ast.h"
 
@@ -101,13 +102,10 @@ bool is_moves_text(const std::string& text) {
     return t && *t == text;
 }
 
-std::optional<ShellStateSplit> split_shell_state(const std::string& command) {
-    auto parsed = shell::parse(command);
-    if (!parsed.ok || parsed.script.items.empty()) return std::nullopt;
-    const auto& first = parsed.script.items[0];
-    if (first.background) return std::nullopt;
-    const auto& list = first.and_or;
-    // The leading pipelines that are moves, each followed by &&: one pass over them.
+namespace {
+
+// The leading pipelines of the first and-or list that are moves, each followed by &&: one pass.
+std::vector<Move> leading_moves(const shell::AndOr& list) {
     std::vector<Move> moves;
     while (moves.size() + 1 < list.pipelines.size() && list.ops[moves.size()] == "&&") {
         const auto& p = list.pipelines[moves.size()];
@@ -116,6 +114,29 @@ std::optional<ShellStateSplit> split_shell_state(const std::string& command) {
         if (!m) break;
         moves.push_back(*m);
     }
+    return moves;
+}
+
+}  // namespace
+
+std::optional<std::string> cwd_after_moves(const std::string& command, const std::string& cwd) {
+    auto parsed = shell::parse(command);
+    if (!parsed.ok || parsed.script.items.empty() || parsed.script.items[0].background) return cwd;
+    std::string at = cwd;
+    for (const Move& m : leading_moves(parsed.script.items[0].and_or)) {
+        if (m.dir.empty()) return std::nullopt;  // popd
+        at = normal_path(m.dir.starts_with("/") ? m.dir : at + "/" + m.dir);
+    }
+    return at;
+}
+
+std::optional<ShellStateSplit> split_shell_state(const std::string& command) {
+    auto parsed = shell::parse(command);
+    if (!parsed.ok || parsed.script.items.empty()) return std::nullopt;
+    const auto& first = parsed.script.items[0];
+    if (first.background) return std::nullopt;
+    const auto& list = first.and_or;
+    const std::vector<Move> moves = leading_moves(list);
     if (moves.empty()) return std::nullopt;
 
     // The parser says where the && after the last move starts; it is split there, once. An

@@ -25,6 +25,13 @@ struct ShellStateSplit {
 // empty.
 std::optional<ShellStateSplit> split_shell_state(const std::string& command);
 
+// The directory the agent's shell is in once the leading moves of `command` have run, from
+// `cwd` (absolute), as bash's cd computes it by default (logically: `..` takes off the last name
+// written, not the link's target's parent): where the step in the cage starts, and so where its
+// workspace is chosen. `cwd` when there is no move; nullopt when a move cannot be followed from
+// here (popd reads the shell's stack).
+std::optional<std::string> cwd_after_moves(const std::string& command, const std::string& cwd);
+
 // True when `text` is exactly what only_moves() writes (for its own output, byte for byte).
 bool is_moves_text(const std::string& text);
 

@@ -8,6 +8,7 @@
 #include "hook/decision/shell_state.h"
 #include "run_binary.h"
 
+using toolcage::hook::cwd_after_moves;
 using toolcage::hook::is_moves_text;
 using toolcage::hook::only_moves;
 using toolcage::hook::split_shell_state;
@@ -123,4 +124,25 @@ TEST_CASE("bash moves the agent's shell by the prefix and runs the rest where it
     INFO(rw);
     CHECK(r.exit_code == 0);
     CHECK(r.out == dir.path() + "/sub|export A=1 && ls\n" + dir.path() + "/sub\nA=\n");
+}
+
+TEST_CASE("the step starts where the leading moves take the shell, computed as bash's cd does", "[shell-state]") {
+    const std::string cwd = "/w/root";
+    CHECK(cwd_after_moves("make test", cwd) == cwd);
+    CHECK(cwd_after_moves("cd proj && make test", cwd) == "/w/root/proj");
+    CHECK(cwd_after_moves("cd proj && cd src && make", cwd) == "/w/root/proj/src");
+    CHECK(cwd_after_moves("cd /abs/p && make", cwd) == "/abs/p");
+    CHECK(cwd_after_moves("pushd proj && make", cwd) == "/w/root/proj");
+    // Logical, as bash's default cd: `..` takes off the last name written.
+    CHECK(cwd_after_moves("cd proj/.. && make", cwd) == "/w/root");
+    CHECK(cwd_after_moves("cd ../.. && make", cwd) == "/");
+    // A move it cannot follow: the stack.
+    CHECK_FALSE(cwd_after_moves("popd && make", cwd).has_value());
+    // What is not a literal move is no move: the step starts where the call is.
+    CHECK(cwd_after_moves("cd $DIR && make", cwd) == cwd);
+    CHECK(cwd_after_moves("cd ~/p && make", cwd) == cwd);
+    CHECK(cwd_after_moves("cd - && make", cwd) == cwd);
+    CHECK(cwd_after_moves("cd proj; make", cwd) == cwd);
+    CHECK(cwd_after_moves("cd proj || make", cwd) == cwd);
+    CHECK(cwd_after_moves("cd proj", cwd) == cwd);  // moves alone run in the agent's shell
 }

@@ -227,6 +227,30 @@ TEST_CASE("in a work root a clone runs in the cage into its new directory; other
     CHECK(ran.exit_code == 0);
     CHECK(read_file(root + "/proj/README") == "hi\n");
     CHECK(entries(root) == std::vector<std::string>{"proj"});
+    // The agent's usual next call moves into the project first: the step's workspace is the
+    // project, chosen where the moves lead, and `check` says the same.
+    for (const std::string& c : {std::string("cd proj && echo built > out.txt"), "cd " + root + "/proj && echo built > out.txt"}) {
+        const json moved = hook(c);
+        INFO(moved.dump());
+        CHECK(moved["permissionDecision"] == "allow");
+        CHECK(moved["updatedInput"]["command"].get<std::string>().find("--workspace '" + root + "/proj'") !=
+              std::string::npos);
+        // The agent's shell is where the call was: the rewrite's moves run there first.
+        RunResult r = run_binary("/bin/bash", {"-c", "cd '" + root + "' && " + moved["updatedInput"]["command"].get<std::string>()}, "", f.env);
+        INFO(r.out << r.err);
+        CHECK(read_file(root + "/proj/out.txt") == "built\n");
+        RunResult checked = run_binary(TOOLCAGE_BIN, {"check", "--json", "--policy", policy, "--cwd", root, "--", c}, "", f.env);
+        CHECK(json::parse(checked.out)["verdict"] == "cage");
+    }
+    std::filesystem::remove(root + "/proj/out.txt");
+    // Moves that lead back to the root, or out of the project, do not take its workspace along.
+    CHECK(hook("cd proj/.. && echo x > y")["permissionDecision"] == "deny");
+    const json out_of_it = hook("cd proj && echo x > ../y");
+    if (out_of_it["permissionDecision"] == "allow")  // caged in the project: the cage refuses it
+        run_binary("/bin/bash", {"-c", "cd '" + root + "' && " + out_of_it["updatedInput"]["command"].get<std::string>()}, "", f.env);
+    else
+        CHECK(out_of_it["permissionDecision"] == "deny");
+    CHECK_FALSE(std::filesystem::exists(root + "/y"));
     // Without a directory the clone's is the URL's last part without .git.
     const json named = hook("git clone file://" + bare);
     CHECK(named["updatedInput"]["command"].get<std::string>().find("--new-project '" + root + "/repo'") !=
