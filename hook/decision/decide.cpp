@@ -28,7 +28,14 @@ Verdict judge_shell(const ToolCall& call, const classify::Context& ctx, const De
     Verdict v = classify::classify_command(cmd, ctx, dc.policy);
     // An agent calling toolcage itself (toolcage run --policy weak, toolcage-relay) never runs
     // outside the cage: the cage it gets is the one this hook chose.
-    if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos && !only_moves(cmd))
+    // A program the classifier found, not a word of a path (`ls ~/src/toolcage-fork`).
+    auto calls_toolcage = [&] {
+        for (const std::string& p : classify::explain_command(cmd, ctx, dc.policy).programs)
+            if (std::string_view(p).substr(p.rfind('/') + 1).starts_with("toolcage")) return true;
+        return false;
+    };
+    if (v.decision == Decision::allow && cmd.find("toolcage") != std::string::npos && !only_moves(cmd) &&
+        calls_toolcage())
         v = {Decision::cage, "hook.toolcage-call",
              "calls toolcage itself; it runs inside the cage, with the policy this hook chose"};
     // Read-only git still runs what the repository's config names (core.fsmonitor, pagers, an

@@ -290,3 +290,23 @@ TEST_CASE("claude: Read and Grep of credentials are judged as the terminal's rea
     CHECK(f.hook(claude_payload("Read", {{"file_path", f.ws + "/README.md"}}, f.ws)).out == "{}\n");
     CHECK(f.hook(claude_payload("Grep", {{"pattern", "TODO"}}, f.ws)).out == "{}\n");
 }
+
+TEST_CASE("claude: a command calling toolcage runs in the cage that writes; a path named toolcage is only a path",
+          "[claude]") {
+    HookFixture f;
+    toolcage::test::make_dirs(f.ws + "/toolcage-notes");
+    for (const std::string c : {"toolcage log", "env toolcage doctor", "/opt/x/toolcage-relay --help"}) {
+        INFO(c);
+        json d = decision_of(f.hook(claude_bash(c, f.ws)));
+        CHECK(d["permissionDecision"] == "allow");
+        const std::string rewrite = d["updatedInput"]["command"];
+        CHECK(rewrite.find(" run --policy") != std::string::npos);
+        CHECK(rewrite.find("--read-only") == std::string::npos);
+    }
+    for (const std::string c : {"ls toolcage-notes", "cat toolcage-notes/x 2>/dev/null | grep toolcage"}) {
+        INFO(c);
+        json d = decision_of(f.hook(claude_bash(c, f.ws)));
+        CHECK(d["permissionDecision"] == "allow");
+        CHECK(d["updatedInput"]["command"].get<std::string>().find("--read-only") != std::string::npos);
+    }
+}
