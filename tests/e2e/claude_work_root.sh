@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A worker's day in a work root, with a real Claude Code (from npm) in -p mode, no person to ask
+# A worker's day in a work root under the forge policy, with a real Claude Code (from npm) in -p mode, no person to ask
 # (no permission prompt tool) and `toolcage hook` as its PreToolUse hook. The home looks like a
 # user's: a git identity with a token in url.insteadOf, an npm token, an ssh key. Claude Code
 # starts in ~/work, a work root of the policy; the scripted model then
@@ -7,6 +7,7 @@
 #      writable place (workspace.new-project);
 #   2. runs the project's tests: caged (NoNewPrivs, seccomp), the project writable, the home's
 #      secrets hidden and the home closed;
+#   2b. installs (npm) and commits (git), caged, without the token in the user's git configuration;
 #   3. lists the home: allowed, in the read-only cage, without a question;
 #   4. writes in ~/notes, a directory of the home outside any project and root: asked, and with
 #      nobody to answer Claude Code refuses it; nothing is written;
@@ -61,15 +62,18 @@ test:
 	@echo planted > "$$HOME/planted-by-tests" 2>/dev/null && echo home-write=DONE || echo home-write=refused
 	@echo TESTS-PASSED
 EOF
+cat >"$SRC/package.json" <<'EOF'
+{ "name": "stranger-app", "version": "1.0.0", "private": true, "scripts": { "test": "make test" } }
+EOF
 git -C "$SRC" init -q
-git -C "$SRC" -c user.name=t -c user.email=t@t add Makefile
+git -C "$SRC" -c user.name=t -c user.email=t@t add Makefile package.json
 git -C "$SRC" -c user.name=t -c user.email=t@t commit -q -m one
 git clone -q --bare "$SRC" "$BARE"
 
 POLICY="$WORK/worker.json"
 node -e '
 const [file, root, bare] = process.argv.slice(1);
-require("fs").writeFileSync(file, JSON.stringify({ name: "worker", extends: "default",
+require("fs").writeFileSync(file, JSON.stringify({ name: "worker", extends: "forge",
   workspace: { roots: [root] }, cage: { read: [bare] } }, null, 2));' "$POLICY" "$ROOT" "$BARE"
 "$TOOLCAGE" policy validate "$POLICY" >/dev/null || fail "the worker policy does not validate"
 
@@ -84,12 +88,14 @@ require("fs").writeFileSync(file, JSON.stringify({
 }, null, 2));' "$TOOLCAGE" "$POLICY" "$ROOT/.claude/settings.json"
 
 CLONE="git clone file://$BARE proj"
+INSTALL="cd $ROOT/proj && npm install --no-audit --no-fund && echo INSTALLED"
 TESTS="cd $ROOT/proj && make test"
+COMMIT="cd $ROOT/proj && git add -A && git -c user.name='Day Worker' -c user.email=worker@example.com commit -q -m 'tests pass' && git log -1 --format='COMMITTED by %an' && git config --list --show-origin | grep -c ghp_ || true"
 LIST="cd $HOME_DIR && ls"
 NOTE="cd $HOME_DIR/notes && sh ./remember.sh && echo NOTE-WRITTEN"
 HOMEWRITE="cd $HOME_DIR && echo planted > planted.txt && echo HOME-WRITTEN"
 COMMANDS=$(node -e 'console.log(JSON.stringify(process.argv.slice(1)))' \
-    "$CLONE" "$TESTS" "$LIST" "$NOTE" "$HOMEWRITE")
+    "$CLONE" "$INSTALL" "$TESTS" "$COMMIT" "$LIST" "$NOTE" "$HOMEWRITE")
 
 MOCK_COMMANDS="$COMMANDS" start_node_helper mock "$MOCK"
 PORT=$HELPER_PORT
@@ -98,7 +104,7 @@ set +e
     ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY="sk-ant-test-dummy-key" \
     TOOLCAGE_LOG="$DECISIONS" ${TOOLCAGE_STATE_DIR:+"TOOLCAGE_STATE_DIR=$TOOLCAGE_STATE_DIR"} \
     DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 DISABLE_ERROR_REPORTING=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \
-    timeout 400 "$CLAUDE" -p "Clone the repository and run its tests." --output-format json --max-turns 8 \
+    timeout 400 "$CLAUDE" -p "Clone the repository and run its tests." --output-format json --max-turns 12 \
     >"$WORK/claude.out" 2>"$WORK/claude.err")
 RC=$?
 set -e
@@ -111,12 +117,14 @@ echo "--- tool results the model received ---"
 echo "$RESULT"
 echo "---"
 
-# verdict COMMAND: what toolcage logged for it (the last such line), "rule verdict".
+# verdict COMMAND: what toolcage logged for it (the last such line), "verdict rule". Claude Code
+# drops a leading `cd DIR &&` when its shell is in DIR already: the rest is the same call.
 verdict() {
     node -e '
 const [file, cmd] = process.argv.slice(1);
 const hit = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean).map(JSON.parse)
-  .filter((l) => l.agent === "claude" && l.command === cmd).pop();
+  .filter((l) => l.agent === "claude" &&
+    (l.command === cmd || (cmd.startsWith("cd ") && cmd.endsWith(" && " + l.command)))).pop();
 console.log(hit ? hit.verdict + " " + hit.rule : "none");' "$DECISIONS" "$1" 2>/dev/null || echo none
 }
 
@@ -138,6 +146,19 @@ echo "$RESULT" | grep -q npmrc=hidden || fail "the tests read ~/.npmrc"
 echo "$RESULT" | grep -q sshkey=hidden || fail "the tests read the ssh key"
 echo "$RESULT" | grep -q home-write=refused || fail "the tests wrote the home"
 [ ! -e "$HOME_DIR/planted-by-tests" ] || fail "the tests planted a file in the home"
+
+# The install and the commit: caged, in the project, and without the token the user's git
+# configuration holds. (The cage's git reads the user database's home, not this test's $HOME:
+# the identity is given on the command line, as a worker without one of its own does.)
+V=$(verdict "$INSTALL")
+[ "${V%% *}" = cage ] || fail "npm install was logged as \"$V\", not caged"
+echo "$RESULT" | grep -q INSTALLED || fail "npm install did not finish in the cage"
+[ -f "$ROOT/proj/package-lock.json" ] || fail "npm install wrote no package-lock.json in the project"
+V=$(verdict "$COMMIT")
+[ "${V%% *}" = cage ] || fail "the commit was logged as \"$V\", not caged"
+echo "$RESULT" | grep -q "COMMITTED by Day Worker" || fail "the commit did not carry the identity it was given"
+[ "$(git -C "$ROOT/proj" log -1 --format=%s)" = "tests pass" ] || fail "the commit is not in the project"
+echo "$RESULT" | grep -q ghp_SECRETTOKEN && fail "the token in the user's git configuration reached the step"
 
 # 3. Listing the home: allowed, read-only, no question.
 V=$(verdict "$LIST")
