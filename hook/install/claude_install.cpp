@@ -13,7 +13,7 @@ namespace toolcage::install {
 namespace {
 
 // Shell commands, every tool that writes a file, and the reads that may reach credentials.
-constexpr std::string_view kMatcher = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep";
+constexpr std::string_view kMatcher = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob";
 constexpr int kTimeoutSeconds = 10;
 
 fs::path settings_path(const ClaudeOptions& o) {

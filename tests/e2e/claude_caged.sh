@@ -31,7 +31,7 @@ node -e '
 const [bin, policy, file] = process.argv.slice(1);
 const q = (s) => "\x27" + s.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
 require("fs").writeFileSync(file, JSON.stringify({
-  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep",
+  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob",
     hooks: [{ type: "command", command: q(bin) + " hook --agent claude --policy " + q(policy), timeout: 30 }] }] }
 }, null, 2));
 ' "$TOOLCAGE" "$POLICY" "$PROJECT/.claude/settings.json"

@@ -59,7 +59,7 @@ node -e '
 const [bin, file] = process.argv.slice(1);
 const quoted = "\x27" + bin.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
 require("fs").writeFileSync(file, JSON.stringify({
-  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep",
+  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob",
                           hooks: [{ type: "command", command: quoted + " hook --agent claude", timeout: 30 }] }] }
 }, null, 2));
 ' "$TOOLCAGE_BIN" "$PROJECT/.claude/settings.json"

@@ -1,4 +1,6 @@
 // `toolcage hook` as a Claude Code PreToolUse command hook.
+#include <filesystem>
+
 #include <catch2/catch.hpp>
 
 #include "fixture.h"
@@ -289,6 +291,25 @@ TEST_CASE("claude: Read and Grep of credentials are judged as the terminal's rea
     toolcage::test::write_file(f.ws + "/README.md", "x");
     CHECK(f.hook(claude_payload("Read", {{"file_path", f.ws + "/README.md"}}, f.ws)).out == "{}\n");
     CHECK(f.hook(claude_payload("Grep", {{"pattern", "TODO"}}, f.ws)).out == "{}\n");
+}
+
+TEST_CASE("claude: Glob lists names below the directory its pattern's literal part names", "[claude]") {
+    HookFixture f;
+    toolcage::test::make_dirs(f.home + "/.ssh");
+    toolcage::test::write_file(f.home + "/.ssh/id_ed25519", "key");
+    toolcage::test::make_dirs(f.ws + "/src");
+    // Out of the workspace into the credentials: by its path, by `..` in the pattern, by an
+    // absolute pattern.
+    const std::string up = std::filesystem::relative(f.home, f.ws).string() + "/.ssh/*";
+    for (const json& input : {json{{"pattern", "*"}, {"path", f.home + "/.ssh"}}, json{{"pattern", up}},
+                              json{{"pattern", f.home + "/.ssh/id*"}}, json{{"pattern", "**/*"}, {"path", f.home}}}) {
+        INFO(input.dump());
+        json g = decision_of(f.hook(claude_payload("Glob", input, f.ws)));
+        CHECK(g["permissionDecision"] == "deny");
+    }
+    // In the workspace: left to Claude Code's own permission mode.
+    CHECK(f.hook(claude_payload("Glob", {{"pattern", "src/**/*.cpp"}}, f.ws)).out == "{}\n");
+    CHECK(f.hook(claude_payload("Glob", {{"pattern", "*.md"}, {"path", f.ws + "/src"}}, f.ws)).out == "{}\n");
 }
 
 TEST_CASE("claude: a command calling toolcage runs in the cage that writes; a path named toolcage is only a path",

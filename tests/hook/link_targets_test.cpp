@@ -104,6 +104,7 @@ std::vector<FileTool> file_tools() {
         claude("NotebookEdit", "notebook_path", {{"new_source", "x"}}, true),
         claude("Read", "file_path", json::object(), false),
         claude("Grep", "path", {{"pattern", "BEGIN"}}, false),
+        claude("Glob", "path", {{"pattern", "*"}}, false),
         openclaw("write", {{"content", "x"}}),
         openclaw("edit", {{"oldText", "a"}, {"newText", "b"}}),
         {"openclaw apply_patch", true,

@@ -58,7 +58,7 @@ void check_lines_to_merge(const Run& r) {
     ojson snippet = ojson::parse(r.err.substr(brace + 1), nullptr, false);
     REQUIRE(snippet.is_object());
     const ojson& group = snippet["hooks"]["PreToolUse"][0];
-    CHECK(group["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep");
+    CHECK(group["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob");
     std::string command = group["hooks"][0]["command"];
     CHECK(command.find("/toolcage hook --agent claude") != std::string::npos);
     CHECK(command.starts_with("/"));
@@ -86,7 +86,7 @@ TEST_CASE("install claude adds one PreToolUse group and keeps every other key an
     const ojson& pre = s["hooks"]["PreToolUse"];
     REQUIRE(pre.size() == 2);
     CHECK(pre[0] == original["hooks"]["PreToolUse"][0]);
-    CHECK(pre[1]["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep");
+    CHECK(pre[1]["matcher"] == "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob");
     REQUIRE(pre[1]["hooks"].size() == 1);
     CHECK(pre[1]["hooks"][0]["type"] == "command");
     CHECK(pre[1]["hooks"][0]["command"] == toolcage_path() + " hook --agent claude");
