@@ -40,9 +40,34 @@ void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
     }
 }
 
+namespace {
+
+// A rule's word against one argument: the same text, or `--option=…` for the word `--option`.
+bool word_is(const std::string& word, const Value& arg) {
+    if (!arg.known()) return false;
+    const std::string& t = arg.text;
+    if (t == word) return true;
+    return word.size() > 1 && word[0] == '-' && t.size() > word.size() && t.compare(0, word.size(), word) == 0 &&
+           t[word.size()] == '=';
+}
+
+// The words among the arguments, in the rule's order (others may come between them).
+bool has_words(const ExtraRule& r, const Call& call) {
+    size_t at = 0;
+    for (const std::string& w : r.words) {
+        while (at < call.args.size() && !word_is(w, call.args[at])) ++at;
+        if (at == call.args.size()) return false;
+        ++at;
+    }
+    return true;
+}
+
+}  // namespace
+
 void Analyzer::apply_extra_rules(const Call& call) {
     for (const ExtraRule& r : policy_.rules) {
         if (r.program.empty() || !glob_match(r.program, call.name)) continue;
+        if (!has_words(r, call)) continue;
         bool all = std::all_of(r.args.begin(), r.args.end(), [&](const std::string& g) {
             return std::any_of(call.args.begin(), call.args.end(),
                                [&](const Value& a) { return glob_match(g, a.text); });
