@@ -484,6 +484,7 @@ void container_program(Analyzer& a, Call& c) {
             Call proto;
             proto.scope = &remote;
             proto.remote = true;
+            proto.in = c.in;  // docker exec -i: what it reads reaches the command inside
             a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()),
                         proto);
             a.set_remote(was);
@@ -633,6 +634,7 @@ void kubectl_program(Analyzer& a, Call& c) {
             Call proto;
             proto.scope = &remote;
             proto.remote = true;
+            proto.in = c.in;  // kubectl exec -i: what it reads reaches the command inside
             a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()),
                         proto);
             a.set_remote(was);
