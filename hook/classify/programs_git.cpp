@@ -834,6 +834,17 @@ void dispatch(Analyzer& a, Call& c, Git& g, int depth) {
     const GitEntry* e = find_by_name<GitEntry>(kGitCommands, g.sub);
     if (!e && git_extras_command(a, g)) return;
     if (!e) {
+        // Another add-on (git-<sub> on PATH) or an alias named for what it destroys.
+        Call shape;
+        shape.name = "git " + g.sub;
+        shape.via = c.via;
+        shape.args.push_back(Value::literal(g.sub));
+        shape.args.insert(shape.args.end(), g.args.begin(), g.args.end());
+        if (std::optional<DestructiveWord> w = destructive_word(shape)) {
+            a.hit(Decision::ask, "unknown.destructive-word",
+                  "`git " + g.sub + "` is not a git command toolcage knows, and `" + w->word +
+                      "` says it will " + w->verb + " something; confirm it, or write a policy rule for it");
+        }
         a.hit(Decision::cage, "git.unknown",
               "`git " + g.sub + "` is not a known subcommand (it may be an alias from git config)");
         return;

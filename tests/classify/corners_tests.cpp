@@ -144,6 +144,9 @@ TEST_CASE("corners: git-extras' commands that lose work", "[classify][corners][g
         {"git undo --hard", Decision::deny, "git.extras-destroy"},
         {"git undo", Decision::cage, "git.unknown"},
         {"git summary", Decision::cage, "git.unknown"},
+        {"git nuke-branches", Decision::ask, "unknown.destructive-word"},
+        {"git purge-remote origin", Decision::ask, "unknown.destructive-word"},
+        {"git trim --force", Decision::ask, "unknown.destructive-word"},
     });
 }
 
