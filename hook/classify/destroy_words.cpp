@@ -63,9 +63,26 @@ std::vector<std::string> word_parts(std::string_view w, std::string& value) {
 
 bool is_verb(std::string_view p) { return std::binary_search(std::begin(kVerbs), std::end(kVerbs), p); }
 
+// Whether the word's first part (before - _ : . = or a capital) could be a verb, without
+// allocating: most words are not, and every unknown program's arguments are looked at.
+bool may_lead_with_verb(std::string_view w) {
+    while (!w.empty() && w.front() == '-') w.remove_prefix(1);
+    char buf[16];
+    size_t n = 0;
+    for (char ch : w) {
+        if (ch == '-' || ch == '_' || ch == ':' || ch == '.' || ch == '=') break;
+        bool upper = ch >= 'A' && ch <= 'Z';
+        if (upper && n > 0) break;
+        if (n == sizeof buf) return false;
+        buf[n++] = upper ? static_cast<char>(ch - 'A' + 'a') : ch;
+    }
+    return n > 0 && is_verb(std::string_view(buf, n));
+}
+
 // The verb a word leads with, or "" when it has none (or only a harmless object, or a value
 // that turns it off: --delete=false).
 std::string destructive_verb(std::string_view word) {
+    if (!may_lead_with_verb(word)) return {};
     std::string value;
     std::vector<std::string> parts = word_parts(word, value);
     if (parts.empty() || !is_verb(parts[0])) return {};
@@ -86,11 +103,9 @@ bool subcommand_like(const Value& v) {
 
 }  // namespace
 
-std::optional<DestructiveWord> destructive_word(const Call& c) {
-    for (const Value& v : c.args) {
-        if (!v.known()) continue;
-        if (std::find(std::begin(kRehearsal), std::end(kRehearsal), v.text) != std::end(kRehearsal)) return {};
-    }
+namespace {
+
+std::optional<DestructiveWord> first_destructive_word(const Call& c) {
     // Subcommands: the first three plain words (later ones are the program's data: names, messages).
     size_t words = 0;
     for (const Value& v : c.args) {
@@ -110,6 +125,18 @@ std::optional<DestructiveWord> destructive_word(const Call& c) {
         if (std::string verb = destructive_verb(v.text); !verb.empty()) return DestructiveWord{v.text, verb};
     }
     return {};
+}
+
+}  // namespace
+
+std::optional<DestructiveWord> destructive_word(const Call& c) {
+    std::optional<DestructiveWord> w = first_destructive_word(c);
+    if (!w) return w;
+    for (const Value& v : c.args) {
+        if (!v.known()) continue;
+        if (std::find(std::begin(kRehearsal), std::end(kRehearsal), v.text) != std::end(kRehearsal)) return {};
+    }
+    return w;
 }
 
 // An unknown program whose subcommand or option says it destroys: a person decides.

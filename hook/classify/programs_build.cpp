@@ -292,8 +292,11 @@ bool purges_packages(const Call& c, std::string_view sub) {
 
 // npm's subcommands that change who may publish or use a package on the registry.
 std::string npm_access_change(const Call& c, size_t sub_at) {
-    auto word = [&](size_t k) { return k < c.argc() ? c.arg(k) : std::string(); };
-    std::string sub = word(sub_at), next = word(sub_at + 1);
+    if (sub_at + 1 >= c.argc()) return {};
+    const std::string& sub = c.arg(sub_at);
+    if (sub != "token" && sub != "owner" && sub != "dist-tag" && sub != "team" && sub != "org" && sub != "access")
+        return {};
+    const std::string& next = c.arg(sub_at + 1);
     if (sub == "token" && (next == "revoke" || next == "rm" || next == "delete")) return "npm token " + next;
     if (sub == "owner" && (next == "rm" || next == "remove")) return "npm owner " + next;
     if (sub == "dist-tag" && (next == "rm" || next == "remove")) return "npm dist-tag " + next;
