@@ -335,6 +335,7 @@ private:
     const Place* place_;   // the one paths are classified against now
     const Policy& policy_;
     Verdict best_;
+    Decision best_builtin_ = Decision::allow;  // best_'s verdict before the policy's overrides
     bool any_ = false;
     std::deque<shell::ParseResult> owned_;  // trees parsed from strings, alive while walking
 };

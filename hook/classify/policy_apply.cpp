@@ -33,6 +33,7 @@ void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
     }
     if (trace) trace->hits.push_back({d, builtin, std::string(rule), reason});
     if (!any_ || static_cast<int>(d) > static_cast<int>(best_.decision)) {
+        best_builtin_ = builtin;
         best_.decision = d;
         best_.rule.assign(rule);
         best_.reason = std::move(reason);
@@ -93,6 +94,12 @@ Verdict Analyzer::finish() const {
         v.decision = Decision::allow;
         v.rule = "shell.builtin";
         v.reason = "nothing runs";
+    }
+    // A built-in question (an unknown program's word for destruction, a dump on stdin) asks
+    // about what would otherwise be caged: where caged commands are denied, so is it.
+    if (v.decision == Decision::ask && best_builtin_ == Decision::ask && policy_.on_cage == Decision::deny) {
+        v.decision = Decision::deny;
+        v.reason += " (policy: commands that would be caged are deny)";
     }
     if (v.decision == Decision::cage && policy_.on_cage != Decision::cage) {
         v.decision = policy_.on_cage;

@@ -75,3 +75,16 @@ TEST_CASE("shape: SQL given to an unknown database shell is read", "[classify][s
         {"mytool -c 'drop the cache'", Decision::cage},
     });
 }
+
+TEST_CASE("shape: where caged commands are denied, a question about one is too", "[classify][shape][policy]") {
+    toolcage::Policy strict;
+    strict.on_cage = Decision::deny;
+    CHECK(classify("mytool purge --all", strict).decision == Decision::deny);
+    CHECK(classify("mysql app < dump.sql", strict).decision == Decision::deny);
+    toolcage::Policy asking;
+    asking.on_cage = Decision::ask;
+    CHECK(classify("mytool purge --all", asking).decision == Decision::ask);
+    toolcage::Policy override_ask = strict;
+    override_ask.overrides["git.push-force"] = Decision::ask;  // the user's own question stays one
+    CHECK(classify("git push --force", override_ask).decision == Decision::ask);
+}
