@@ -282,6 +282,8 @@ bool purges_packages(const Call& c, std::string_view sub) {
         return sub == "purge" || ((sub == "remove" || sub == "autoremove") && any({"--purge"}));
     if (c.name == "dpkg") return any({"--purge", "-P"});
     if (c.name == "snap") return sub == "remove" && any({"--purge"});
+    // brew uninstall --zap also deletes the application's data and preferences in the home.
+    if (c.name == "brew") return (sub == "uninstall" || sub == "remove" || sub == "rm") && any({"--zap"});
     if (c.name == "pacman")
         return std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
             const std::string& t = v.text;

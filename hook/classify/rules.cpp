@@ -384,7 +384,7 @@ constexpr RuleInfo kRules[] = {
      "npm install, pip install and other package installs",
      "install scripts run code"},
     {"pkg.purge", "deny",
-     "apt purge, apt-get purge, remove --purge, autoremove --purge, dpkg --purge or -P, pacman -Rn, snap remove --purge",
+     "apt purge, apt-get purge, remove --purge, autoremove --purge, dpkg --purge or -P, pacman -Rn, snap remove --purge, brew uninstall --zap",
      "the packages' configuration files go with them: what was changed in /etc is lost"},
     {"pkg.run", "cage",
      "npm run, yarn, bun run, make and other script runners",
