@@ -23,9 +23,10 @@ constexpr std::string_view kVerbs[] = {
 
 // What a word's other parts may name that makes its verb harmless: a cache is rebuilt, a colour
 // or a terminal is only output (`--reset-cache`, `--force-color`, `--force-tty`).
-constexpr std::string_view kHarmless[] = {"cache",  "caches", "color",   "colors", "colour",
-                                          "colours", "tty",    "pty",     "ansi",   "interactive",
-                                          "unicode", "polling", "refresh", "reload", "rebuild"};
+constexpr std::string_view kHarmless[] = {
+    "cache",   "caches",   "color",   "colors",    "colour",    "colours", "tty",      "pty",
+    "ansi",    "interactive", "unicode", "polling", "refresh",  "reload",  "rebuild",  "reinstall",
+    "recompile", "build",  "recreate", "handlers", "download", "fetch",   "exclusion", "mocks"};
 
 // Options that say the program only rehearses or explains.
 constexpr std::string_view kRehearsal[] = {"--dry-run", "--dryrun", "--dry",     "--simulate", "--noop",
@@ -122,7 +123,10 @@ std::optional<DestructiveWord> first_destructive_word(const Call& c) {
             continue;
         }
         ++words;
-        if (std::string verb = destructive_verb(v.text); !verb.empty()) return DestructiveWord{v.text, verb};
+        // `force` says it only as an option: as a subcommand it is as often a namespace
+        // (sfdx force:source:push).
+        if (std::string verb = destructive_verb(v.text); !verb.empty() && verb != "force")
+            return DestructiveWord{v.text, verb};
     }
     return {};
 }

@@ -58,6 +58,9 @@ TEST_CASE("shape: ordinary words, rehearsals, caches and colours stay caged", "[
         {"mytool notes \"delete later\"", Decision::cage},
         {"cargo-deny check", Decision::cage},
         {"restic-like snapshots", Decision::cage},
+        {"sfdx force:source:push -u dev", Decision::cage},
+        {"ansible-playbook site.yml --force-handlers", Decision::cage},
+        {"mytool install --force-reinstall", Decision::cage},
     });
 }
 
