@@ -285,9 +285,10 @@ void sql_client(Analyzer& a, Call& c) {
     if (sql.empty()) {
         if (c.in.kind == Stream::Kind::literal) {
             a.sql_text(Value::literal(c.in.text), c.name, c);
-        } else if (!file && c.in.kind != Stream::Kind::none) {
+        } else if (!file && c.in.kind != Stream::Kind::none && c.name != "sqlite3" && c.name != "duckdb") {
             // `mysql app < dump.sql`, `pg_dump prod | psql staging`: a dump drops and recreates
-            // each table it holds, over what the database has.
+            // each table it holds, over what the server's database has. (A file database is a
+            // file the cage keeps to the workspace.)
             a.hit(Decision::ask, "sql.unseen-input",
                   "`" + c.via + c.name + "` runs SQL read from a file or a pipe that is not known here; a dump "
                   "drops and recreates every table it holds. Confirm it, or restore into a scratch database first");

@@ -72,6 +72,7 @@ TEST_CASE("corners: secrets stores, databases and their dumps", "[classify][corn
         {"psql app < backup.sql", Decision::ask, "sql.unseen-input"},
         {"pg_dump prod | psql staging", Decision::ask, "sql.unseen-input"},
         {"psql -f migrate.sql", Decision::cage},
+        {"sqlite3 app.db < schema.sql", Decision::cage},
         {"docker exec -i db psql -U app < dump.sql", Decision::ask, "sql.unseen-input"},
         {"kubectl exec -i db-0 -- mysql app < dump.sql", Decision::ask, "sql.unseen-input"},
         {"docker exec -i web sh <<'EOF'\nrm -rf /\nEOF", Decision::deny},
