@@ -103,6 +103,20 @@ std::optional<Lockout> service_check(const Call& c) {
     return unit_stopped(c.name + " " + action, ops[0]);
 }
 
+// pkill sshd, killall sshd: the server and, with it, every session over ssh.
+std::optional<Lockout> kill_check(const Call& c) {
+    for (const std::string& op : operands(c)) {
+        std::string_view name = op;
+        if (name.starts_with("^")) name.remove_prefix(1);
+        if (name.ends_with("$")) name.remove_suffix(1);
+        if (unit_role(std::string(name)) == "remote" && name != "ssh")
+            return Lockout{"host.remote-access-off",
+                           "`" + c.name + " " + op + "` kills the ssh server and every session through it: whoever "
+                           "works on the machine over ssh is locked out"};
+    }
+    return {};
+}
+
 std::optional<Lockout> ufw_check(const Call& c) {
     std::vector<std::string> ops = operands(c);
     if (!ops.empty() && ops[0] == "disable")
@@ -348,6 +362,8 @@ constexpr auto kHost = sorted_by_name(std::to_array<HostEntry>({
     {"nmcli", nmcli_check},
     {"passwd", passwd_check},
     {"journalctl", journalctl_check},
+    {"killall", kill_check},
+    {"pkill", kill_check},
     {"rc-service", service_check},
     {"service", service_check},
     {"setenforce", setenforce_check},

@@ -231,7 +231,7 @@ constexpr RuleInfo kRules[] = {
      "ip link set DEV down, ip link delete, ip addr flush, ip route flush, ifdown, ifconfig DEV down, nmcli networking off, firewall-cmd --panic-on, stopping NetworkManager or networking",
      "the machine can no longer be reached, and nobody can log in to bring it back"},
     {"host.remote-access-off", "deny",
-     "systemctl stop, disable, mask or kill of ssh or sshd; service ssh stop; update-rc.d ssh disable",
+     "systemctl stop, disable, mask or kill of ssh or sshd; service ssh stop; update-rc.d ssh disable; pkill or killall sshd",
      "whoever works on the machine over ssh is locked out"},
     {"host.sessions-ended", "deny",
      "loginctl terminate-user, kill-user, terminate-session, kill-session, terminate-seat",
