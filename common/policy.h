@@ -26,18 +26,28 @@ enum class PathClass {
 std::string_view to_string(PathClass c);
 std::optional<PathClass> path_class_from_string(std::string_view s);
 
-// A policy rule of the user's: when `program` runs (after unwrapping sudo, env, ...) with
+// A policy rule of the user's: when `program` runs (after unwrapping sudo, env, ...) with the
+// `words` among its arguments in that order (a subcommand, `--option` or `--option=…`), with
 // arguments that match every glob in `args` (each glob must match at least one argument) and,
 // if `paths` is not empty, an argument that resolves into one of those classes: `decision`.
+// `match` and `not_match` are example commands the rule must and must not fire on; the policy
+// is refused when one does not (the classifier checks them where the policy is loaded).
 struct ExtraRule {
     std::string id;
     std::string program;
+    std::vector<std::string> words;
     std::vector<std::string> args;
     std::vector<PathClass> paths;
     Decision decision = Decision::deny;
     std::string reason;
+    std::vector<std::string> match;
+    std::vector<std::string> not_match;
     bool operator==(const ExtraRule&) const = default;
 };
+
+// The id of a rule written without one: "policy.<program>.<words>", lowercased, other
+// characters as '-', at most 80 characters.
+std::string derived_rule_id(const std::string& program, const std::vector<std::string>& words);
 
 struct CageLimits {
     long nproc = 4096;        // RLIMIT_NPROC (per user: counts processes outside the cage too)

@@ -125,12 +125,31 @@ void check_rules(const json& v, const std::string& file, const std::string& ptr)
         const json& r = v[i];
         std::string p = ptr + "/" + std::to_string(i);
         need(r.is_object(), r, file, p,
-             "must be an object like {\"id\": \"my.rule\", \"program\": \"docker\", \"verdict\": \"deny\", \"reason\": \"…\"}");
-        only_keys(r, {"id", "program", "args", "paths", "verdict", "reason"}, file, p);
-        for (const char* k : {"id", "program", "verdict", "reason"})
-            if (!r.contains(k)) fail(file, p, nullptr, std::string("missing \"") + k + "\"; every rule needs id, program, verdict and reason");
-        need(r["id"].is_string() && is_rule_id(r["id"].get<std::string>()), r["id"], file, p + "/id",
-             "a rule id is lowercase letters, digits, '.', '-' and '_', e.g. \"forge.no-docker\"");
+             "must be an object like {\"program\": \"restic\", \"words\": [\"forget\"], \"verdict\": \"deny\", \"reason\": \"…\"}");
+        only_keys(r, {"id", "program", "words", "args", "paths", "verdict", "reason", "match", "not_match"}, file, p);
+        for (const char* k : {"program", "verdict", "reason"})
+            if (!r.contains(k)) fail(file, p, nullptr, std::string("missing \"") + k + "\"; every rule needs program, verdict and reason");
+        if (r.contains("id"))
+            need(r["id"].is_string() && is_rule_id(r["id"].get<std::string>()), r["id"], file, p + "/id",
+                 "a rule id is lowercase letters, digits, '.', '-' and '_', e.g. \"forge.no-docker\"");
+        if (r.contains("words")) {
+            check_string_list(r["words"], file, p + "/words");
+            for (std::size_t j = 0; j < r["words"].size(); ++j) {
+                const std::string& w = r["words"][j].get_ref<const std::string&>();
+                need(w.find_first_of(" \t\n*?[") == std::string::npos, r["words"][j], file,
+                     p + "/words/" + std::to_string(j),
+                     "a word is one argument as written (\"forget\", \"--prune\"), no spaces or patterns; "
+                     "patterns go in \"args\"");
+            }
+        }
+        for (const char* k : {"match", "not_match"})
+            if (r.contains(k)) {
+                check_string_list(r[k], file, p + "/" + k);
+                need(r[k].size() <= 64, r[k], file, p + "/" + k, "at most 64 examples a rule");
+                for (std::size_t j = 0; j < r[k].size(); ++j)
+                    need(r[k][j].get_ref<const std::string&>().size() <= 4096, r[k][j], file,
+                         p + "/" + k + "/" + std::to_string(j), "an example is one command of at most 4096 bytes");
+            }
         need(r["program"].is_string() && !r["program"].get<std::string>().empty() &&
                  r["program"].get<std::string>().find('/') == std::string::npos,
              r["program"], file, p + "/program", "must be a program name without a path, e.g. \"docker\"");
@@ -470,9 +489,12 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
     if (doc.contains("rules"))
         for (const auto& r : doc["rules"]) {
             ExtraRule e;
-            e.id = r["id"];
             e.program = r["program"];
+            e.words = r.value("words", std::vector<std::string>{});
+            e.id = r.contains("id") ? r["id"].get<std::string>() : derived_rule_id(e.program, e.words);
             e.args = r.value("args", std::vector<std::string>{});
+            e.match = r.value("match", std::vector<std::string>{});
+            e.not_match = r.value("not_match", std::vector<std::string>{});
             for (const auto& pc : r.value("paths", std::vector<std::string>{}))
                 e.paths.push_back(*path_class_from_string(pc));
             e.decision = *decision_from_string(r["verdict"].get<std::string>());
@@ -530,8 +552,9 @@ nlohmann::json policy_to_json(const Policy& p) {
     for (const auto& r : p.rules) {
         json paths = json::array();
         for (auto pc : r.paths) paths.push_back(std::string(to_string(pc)));
-        rules.push_back({{"id", r.id}, {"program", r.program}, {"args", r.args}, {"paths", paths},
-                         {"verdict", std::string(to_string(r.decision))}, {"reason", r.reason}});
+        rules.push_back({{"id", r.id}, {"program", r.program}, {"words", r.words}, {"args", r.args},
+                         {"paths", paths}, {"verdict", std::string(to_string(r.decision))}, {"reason", r.reason},
+                         {"match", r.match}, {"not_match", r.not_match}});
     }
     json overrides = json::object();
     for (const auto& [id, d] : p.overrides) overrides[id] = std::string(to_string(d));

@@ -35,6 +35,7 @@ struct PolicyOptions {
     bool json = false;
     bool rules_long = false;
     bool rules_json = false;
+    std::string rules_policy;
     std::string install_file;
     std::string install_name;
     bool install_force = false;
@@ -188,6 +189,8 @@ Subcommand add_policy_command(CLI::App& app) {
     auto* rules = sub->add_subcommand("rules", "List the built-in rule ids (for overrides)");
     rules->add_flag("--long,-l", o->rules_long, "With each rule's default verdict, what it matches and why");
     rules->add_flag("--json", o->rules_json, "One JSON array of {id, verdict, matches, reason}");
+    rules->add_option("--policy", o->rules_policy,
+                      "Also list this policy's own rules (an installed name or a file), its examples checked");
     auto* install = sub->add_subcommand("install", "Validate a policy file and install it as your own");
     install->add_option("file", o->install_file, "The policy file")->required();
     install->add_option("--name", o->install_name, "Install under this name (default: the file's name)");
@@ -209,7 +212,7 @@ Subcommand add_policy_command(CLI::App& app) {
                 if (list->parsed()) return list_cmd();
                 if (show->parsed()) return show_cmd(o->name);
                 if (validate->parsed()) return policy_validate(o->file);
-                if (rules->parsed()) return policy_rules(o->rules_long, o->rules_json);
+                if (rules->parsed()) return policy_rules(o->rules_long, o->rules_json, o->rules_policy);
                 if (which->parsed()) return policy_which(o->profile_dir);
                 if (install->parsed()) return policy_install(o->install_file, o->install_name, o->install_force);
                 if (openshell->parsed()) return openshell_cmd(*o);

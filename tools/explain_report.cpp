@@ -116,6 +116,8 @@ std::string explain_text(const std::string& command, const classify::Explanation
         o << "  " << pad(std::string(to_string(h.decision)), 6) << pad(h.rule, 26) << h.reason;
         if (h.builtin != h.decision)
             o << " [built-in verdict " << to_string(h.builtin) << ", changed by overrides]";
+        if (std::any_of(policy.rules.begin(), policy.rules.end(), [&](const ExtraRule& r) { return r.id == h.rule; }))
+            o << " [the policy's own rule]";
         o << '\n';
     }
     o << "verdict:   " << to_string(v.decision) << " (rule " << v.rule << "): " << v.reason << '\n';

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/policy_loader.h"
+#include "hook/classify/classifier.h"
 #include "hook/classify/rules.h"
 #include "hook/decision/hook_rules.h"
 #include "profiles/compiled_profiles.h"
@@ -36,10 +37,17 @@ std::vector<std::string> unknown_override_errors(const Policy& p) {
     return errors;
 }
 
+std::vector<std::string> classifier_policy_errors(const Policy& p) {
+    std::vector<std::string> errors = unknown_override_errors(p);
+    std::vector<std::string> examples = classify::rule_example_errors(p);
+    errors.insert(errors.end(), examples.begin(), examples.end());
+    return errors;
+}
+
 Policy load_checked_policy(const std::string& name_or_path) {
     Policy p = load_policy(name_or_path.empty() ? "default" : name_or_path, compiled_profiles());
-    if (p.overrides.empty()) return p;
-    auto errors = unknown_override_errors(p);
+    if (p.overrides.empty() && p.rules.empty()) return p;
+    auto errors = classifier_policy_errors(p);
     if (!errors.empty()) throw Error(errors.front());
     return p;
 }

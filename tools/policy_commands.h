@@ -11,7 +11,7 @@ int policy_validate(const std::string& name_or_file);
 
 // The built-in rules: ids only, or with `long_form` their verdict, what they match and why; or
 // JSON.
-int policy_rules(bool long_form, bool json);
+int policy_rules(bool long_form, bool json, const std::string& policy_name = {});
 
 // The report of which policy a profile gets; exit 1 when every call would be refused or the
 // profile directory does not exist.

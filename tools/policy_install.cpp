@@ -78,7 +78,7 @@ int policy_install(const std::string& file, const std::string& given_name, bool 
     if (errors.empty()) {
         try {
             Policy p = load_policy_file(staged, compiled_profiles());
-            errors = unknown_override_errors(p);
+            errors = classifier_policy_errors(p);
             if (!p.name.starts_with(".") && p.name != name)
                 errors.push_back(file + ": /name: \"" + p.name +
                                  "\": the policy names itself otherwise than "

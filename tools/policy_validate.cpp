@@ -26,13 +26,23 @@ std::vector<std::string> unknown_overrides_in_file(const std::string& file) {
     Policy p;
     p.file = file;
     for (const auto& [id, v] : doc["overrides"].items()) p.overrides[id] = Decision::ask;
-    if (doc.contains("rules") && doc["rules"].is_array())
-        for (const auto& r : doc["rules"])
+    if (doc.contains("rules") && doc["rules"].is_array()) {
+        for (const auto& r : doc["rules"]) {
             if (r.is_object() && r.contains("id") && r["id"].is_string()) {
                 ExtraRule e;
                 e.id = r["id"].get<std::string>();
                 p.rules.push_back(e);
+            } else if (r.is_object() && r.contains("program") && r["program"].is_string()) {
+                ExtraRule e;
+                std::vector<std::string> words;
+                if (r.contains("words") && r["words"].is_array())
+                    for (const auto& w : r["words"])
+                        if (w.is_string()) words.push_back(w.get<std::string>());
+                e.id = derived_rule_id(r["program"].get<std::string>(), words);
+                p.rules.push_back(e);
             }
+        }
+    }
     return unknown_override_errors(p);
 }
 
@@ -45,7 +55,7 @@ int policy_validate(const std::string& name_or_file) {
             if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(std::move(e));
     if (errors.empty()) {
         Policy p = load_policy(name_or_file, compiled_profiles());
-        errors = unknown_override_errors(p);
+        errors = classifier_policy_errors(p);
         if (errors.empty()) {
             std::cout << p.file << ": valid (policy \"" << p.name << "\"";
             if (p.mode == "audit") std::cout << ", AUDIT MODE: the hook will refuse nothing";

@@ -40,6 +40,7 @@ struct Value {
     bool guarded = false;       // the unknown runs cannot be empty (${x:?}, ${x:-y}, mktemp)
     bool alt_unknown = false;   // the text is one possibility, an unknown value the other (${x:-y})
     bool splits = false;        // an unquoted unknown run: it may split into several words (options)
+    bool expanded = false;      // holds text of an unquoted expansion ($X, $(…)), split as words
     // >( … ): the commands that read what the program writes to this file.
     const std::vector<shell::Script>* writes_to = nullptr;
     Taint taint = Taint::none;  // origin of the unknown or computed text
@@ -221,6 +222,9 @@ public:
     // The command word is not known: decide from what the arguments would do.
     void dynamic_program(const Value& cmd, Call& call);
     void check_framework_db(const Call& call);
+    // A program it has no table for whose subcommand or option says it destroys
+    // (destroy_words.cpp): asked about.
+    void judge_unknown_shape(const Call& call);
     void pass_output_origin(Call& call);
     void probe_unknown_wrapper(Call& call);
 
@@ -331,6 +335,7 @@ private:
     const Place* place_;   // the one paths are classified against now
     const Policy& policy_;
     Verdict best_;
+    Decision best_builtin_ = Decision::allow;  // best_'s verdict before the policy's overrides
     bool any_ = false;
     std::deque<shell::ParseResult> owned_;  // trees parsed from strings, alive while walking
 };
@@ -392,6 +397,26 @@ void judge_secrets_sent(Analyzer& a, const Call& c, bool sends_stdin);
 bool code_sends_environment(std::string_view lang, std::string_view code);
 // Interpreter code that sends an HTTP DELETE (requests.delete, method: 'DELETE', Net::HTTP::Delete).
 bool code_deletes_remotely(std::string_view code);
+
+// A word of a command line that says the program destroys (destroy_words.cpp): `word` as
+// written (`--delete-destination`), `verb` its leading verb (`delete`).
+struct DestructiveWord {
+    std::string word;
+    std::string verb;
+};
+// The first subcommand (of the first three plain words) or long option that leads with a verb
+// of destruction, unless the command rehearses (--dry-run) or asks for help.
+std::optional<DestructiveWord> destructive_word(const Call& c);
+
+// SQL handed to a program by an option (-e, --execute, -c, --command, -q, --query, --sql,
+// -execute): DROP, TRUNCATE and unbounded DELETE or UPDATE are refused (sql.cpp). For database
+// shells the classifier has no table for, and for those whose table does not read SQL.
+void judge_sql_options(Analyzer& a, Call& c);
+
+// Host lock-outs and disabled defences (host_lockout.cpp): the firewall turned off, remote
+// access stopped, the network interface taken down, an account's password removed, the logs
+// vacuumed, a shell served on the network. Applies to every program, known or not.
+void judge_host_lockout(Analyzer& a, const Call& c);
 
 // The generic answers a handler falls back on.
 void handle_readonly(Analyzer& a, Call& c, std::string_view rule);  // allow (plus sudo/path floor)

@@ -48,6 +48,11 @@ struct Explanation {
 };
 Explanation explain_command(const std::string& command, const Context& ctx, const Policy& policy);
 
+// The examples of a policy's own rules that do not do as stated: a "match" command the rule
+// does not fire on, a "not_match" one it fires on; each error names the file, the JSON pointer
+// of the example and the fix. Empty when every example holds (rule_examples.cpp).
+std::vector<std::string> rule_example_errors(const Policy& policy);
+
 // Where one path lies (after ~ and cwd resolution; no filesystem access beyond lexical rules).
 PathClass classify_path(const std::string& path, const Context& ctx);
 

@@ -265,8 +265,11 @@ Stream Analyzer::exec_argv(std::vector<Value> argv, Call proto) {
     } else {
         hit(Decision::cage, "unknown.program",
             "`" + name + "` is not a program known to be read-only; it runs in the cage");
+        judge_unknown_shape(call);
+        judge_sql_options(*this, call);
         probe_unknown_wrapper(call);
     }
+    judge_host_lockout(*this, call);
     pass_output_origin(call);
     check_framework_db(call);
     if (call.elevated) {

@@ -33,6 +33,7 @@ void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
     }
     if (trace) trace->hits.push_back({d, builtin, std::string(rule), reason});
     if (!any_ || static_cast<int>(d) > static_cast<int>(best_.decision)) {
+        best_builtin_ = builtin;
         best_.decision = d;
         best_.rule.assign(rule);
         best_.reason = std::move(reason);
@@ -40,9 +41,34 @@ void Analyzer::hit(Decision d, std::string_view rule, std::string reason) {
     }
 }
 
+namespace {
+
+// A rule's word against one argument: the same text, or `--option=…` for the word `--option`.
+bool word_is(const std::string& word, const Value& arg) {
+    if (!arg.known()) return false;
+    const std::string& t = arg.text;
+    if (t == word) return true;
+    return word.size() > 1 && word[0] == '-' && t.size() > word.size() && t.compare(0, word.size(), word) == 0 &&
+           t[word.size()] == '=';
+}
+
+// The words among the arguments, in the rule's order (others may come between them).
+bool has_words(const ExtraRule& r, const Call& call) {
+    size_t at = 0;
+    for (const std::string& w : r.words) {
+        while (at < call.args.size() && !word_is(w, call.args[at])) ++at;
+        if (at == call.args.size()) return false;
+        ++at;
+    }
+    return true;
+}
+
+}  // namespace
+
 void Analyzer::apply_extra_rules(const Call& call) {
     for (const ExtraRule& r : policy_.rules) {
         if (r.program.empty() || !glob_match(r.program, call.name)) continue;
+        if (!has_words(r, call)) continue;
         bool all = std::all_of(r.args.begin(), r.args.end(), [&](const std::string& g) {
             return std::any_of(call.args.begin(), call.args.end(),
                                [&](const Value& a) { return glob_match(g, a.text); });
@@ -68,6 +94,12 @@ Verdict Analyzer::finish() const {
         v.decision = Decision::allow;
         v.rule = "shell.builtin";
         v.reason = "nothing runs";
+    }
+    // A built-in question (an unknown program's word for destruction, a dump on stdin) asks
+    // about what would otherwise be caged: where caged commands are denied, so is it.
+    if (v.decision == Decision::ask && best_builtin_ == Decision::ask && policy_.on_cage == Decision::deny) {
+        v.decision = Decision::deny;
+        v.reason += " (policy: commands that would be caged are deny)";
     }
     if (v.decision == Decision::cage && policy_.on_cage != Decision::cage) {
         v.decision = policy_.on_cage;

@@ -1,6 +1,7 @@
 // Administration whose effect the agent cannot undo: the firewall, the kernel's settings, swap,
 // ssh keys, remote storage, storage pools. Each program has a table entry with the words that
-// destroy (refused), the words that only read (allowed) and why; anything else is caged.
+// destroy (refused), the words that only read (allowed) and why; anything else is caged. Backup
+// tools read their repositories under a lock they write, so their listings are caged too.
 #include <algorithm>
 
 #include "hook/classify/analyzer.h"
@@ -32,8 +33,16 @@ constexpr std::string_view kXtablesReads = "-L --list -S --list-rules -V --versi
 constexpr auto kAdmin = sorted_by_name(std::to_array<Admin>({
     {"arptables", "-F --flush -X --delete-chain", kXtablesChanges, kXtablesReads, "firewall.flush",
      "deletes every firewall rule (or chain) at once"},
+    {"borg", "delete prune recreate",
+     "create init rcreate extract mount umount rename key compact upgrade config benchmark with-lock export-tar "
+     "import-tar serve break-lock",
+     "--version -V help --help", "backup.delete",
+     "deletes backup archives (prune and delete drop them, recreate rewrites them); `--dry-run --list` shows which"},
     {"ebtables", "-F --flush -X --delete-chain --init-table", kXtablesChanges, "-L --list -V --version -h --help",
      "firewall.flush", "deletes every firewall rule (or chain) at once"},
+    {"helmfile", "destroy delete", "apply sync deps repos fetch init",
+     "version --version help --help", "infra.destroy",
+     "deletes every release of the helmfile and its resources; `helmfile diff` shows what is there"},
     {"ip6tables", "-F --flush -X --delete-chain", kXtablesChanges, kXtablesReads, "firewall.flush",
      "deletes every firewall rule (or chain) at once, or makes the default drop everything"},
     {"iptables", "-F --flush -X --delete-chain", kXtablesChanges, kXtablesReads, "firewall.flush",
@@ -41,6 +50,10 @@ constexpr auto kAdmin = sorted_by_name(std::to_array<Admin>({
     {"nft", "flush destroy", "add create insert replace delete reset rename import -f --file -i --interactive",
      "list describe monitor -v --version -h --help -c --check", "firewall.flush",
      "flushes or deletes the firewall's rule sets"},
+    {"restic", "forget prune",
+     "backup restore init copy tag rewrite mount migrate repair key unlock cache generate self-update recover",
+     "version help --help --version", "backup.delete",
+     "deletes snapshots or the data only they held; `forget --dry-run` shows which"},
     {"rclone", "purge delete deletefile rmdir rmdirs cleanup sync bisync dedupe", "", "version help listremotes",
      "storage.delete", "deletes files on remote storage (sync deletes what the source lacks)"},
     {"swapoff", "-a --all", "", "-h --help -V --version", "system.swap",

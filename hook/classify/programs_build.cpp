@@ -271,6 +271,48 @@ void make_inputs(Analyzer& a, Call& c) {
     }
 }
 
+// Removing packages with their configuration files: what was changed under /etc goes too.
+bool purges_packages(const Call& c, std::string_view sub) {
+    auto any = [&](std::initializer_list<std::string_view> words) {
+        return std::any_of(c.args.begin(), c.args.end(), [&](const Value& v) {
+            return std::find(words.begin(), words.end(), v.text) != words.end();
+        });
+    };
+    if (c.name == "apt" || c.name == "apt-get" || c.name == "aptitude")
+        return sub == "purge" || ((sub == "remove" || sub == "autoremove") && any({"--purge"}));
+    if (c.name == "dpkg") return any({"--purge", "-P"});
+    if (c.name == "snap") return sub == "remove" && any({"--purge"});
+    // brew uninstall --zap also deletes the application's data and preferences in the home.
+    if (c.name == "brew") return (sub == "uninstall" || sub == "remove" || sub == "rm") && any({"--zap"});
+    if (c.name == "pacman")
+        return std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+            const std::string& t = v.text;
+            return t.size() > 2 && t[0] == '-' && t[1] == 'R' && t.find('n') != std::string::npos;
+        });
+    return false;
+}
+
+// npm's subcommands that change who may publish or use a package on the registry.
+std::string npm_access_change(const Call& c, size_t sub_at) {
+    if (sub_at + 1 >= c.argc()) return {};
+    const std::string& sub = c.arg(sub_at);
+    if (sub != "token" && sub != "owner" && sub != "dist-tag" && sub != "team" && sub != "org" && sub != "access")
+        return {};
+    const std::string& next = c.arg(sub_at + 1);
+    if (sub == "token" && (next == "revoke" || next == "rm" || next == "delete")) return "npm token " + next;
+    if (sub == "owner" && (next == "rm" || next == "remove")) return "npm owner " + next;
+    if (sub == "dist-tag" && (next == "rm" || next == "remove")) return "npm dist-tag " + next;
+    if (sub == "team" && (next == "destroy" || next == "rm")) return "npm team " + next;
+    if (sub == "org" && next == "rm") return "npm org rm";
+    if (sub == "access" && (next == "revoke" || next == "public" || next == "grant" ||
+                            (next == "set" && std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+                                 return v.text.rfind("status=public", 0) == 0 || v.text.rfind("mfa=none", 0) == 0;
+                             })))) {
+        return "npm access " + next;
+    }
+    return {};
+}
+
 void tool_program(Analyzer& a, Call& c) {
     if (c.name == "make" || c.name == "gmake") make_inputs(a, c);
     if (c.name == "npx" || c.name == "bunx" || c.name == "uvx" || c.name == "pnpx") {
@@ -304,6 +346,25 @@ void tool_program(Analyzer& a, Call& c) {
         (c.name == "yarn" && sub == "npm" && next == "publish")) {
         publish = true;
     }
+    // An empty message un-deprecates: the package is as it was before.
+    if (publish && (c.name == "npm" || c.name == "pnpm") && sub == "deprecate" && c.argc() > sub_at + 2 &&
+        c.args[sub_at + 2].known() && c.arg(sub_at + 2).empty()) {
+        publish = false;
+    }
+    if (purges_packages(c, sub)) {
+        a.hit(Decision::deny, "pkg.purge",
+              "`" + c.via + c.name + " " + sub + "` removes packages with their configuration files: what was "
+              "changed under /etc is lost; `" + c.name + " remove` keeps it");
+        return;
+    }
+    if (c.name == "npm" || c.name == "pnpm") {
+        if (std::string what = npm_access_change(c, sub_at); !what.empty()) {
+            a.hit(Decision::deny, "publish.access",
+                  "`" + what + "` changes who may publish or install a package on the registry, at once; CI and "
+                  "other people using it are affected");
+            return;
+        }
+    }
     if (publish && c.name == "cargo" && sub == "yank" &&
         std::any_of(c.args.begin(), c.args.end(), [](const Value& v) { return v.text == "--undo"; })) {
         publish = false;  // yank --undo makes a version available again
@@ -326,6 +387,16 @@ void tool_program(Analyzer& a, Call& c) {
             return v.text == "fix" || v.text == "--fix" || v.text == "set" || v.text == "--write" ||
                    v.text == "-w";
         });
+        // `npm config` reads with get/list, changes with set/delete/edit; `npm version` prints
+        // the versions bare and bumps (commit and tag) with an argument.
+        if ((c.name == "npm" || c.name == "pnpm" || c.name == "yarn") && sub == "config" &&
+            !(next.empty() || next == "get" || next == "list" || next == "ls" || is_flag(c.args[sub_at + 1]))) {
+            fix = true;
+        }
+        if (c.name == "npm" && sub == "version" && sub_at == 0 && !is_flag(c.args[0]) &&
+            std::any_of(c.args.begin() + 1, c.args.end(), [](const Value& v) { return !is_flag(v); })) {
+            fix = true;
+        }
         if (!fix) {
             a.hit(Decision::allow, "readonly.version",
                   "`" + c.name + " " + sub + "` only prints information");

@@ -261,8 +261,20 @@ void chmod_like(Analyzer& a, Call& c, bool is_chmod) {
         a.hit(Decision::deny, "chmod.setuid",
               "`chmod " + spec + "` sets the setuid/setgid bit: a privilege backdoor");
     }
+    // chmod -R 000 (0, a-rwx, a=) of the workspace, .git or the home: nothing in it can be read
+    // or run any more, by the agent or the user, until someone puts every mode back by hand.
+    bool strips_all = is_chmod && rec &&
+                      ((!spec.empty() && spec.find_first_not_of('0') == std::string::npos) || spec == "a-rwx" ||
+                       spec == "ugo-rwx" || spec == "a=" || spec == "ugo=" || spec == "-rwx" || spec == "=");
     for (const Value* t : targets) {
         for (const PathInfo& p : a.resolve(*t, *c.scope)) {
+            if (strips_all && (p.cls == PathClass::workspace_root || p.cls == PathClass::git_dir)) {
+                a.hit(Decision::deny, "chmod.no-access",
+                      "`chmod -R " + spec + "` on " + t->shown() +
+                          " takes every permission from every file of the workspace: nothing can be read or run "
+                          "until each mode is put back by hand; name the files that need it");
+                continue;
+            }
             switch (p.cls) {
                 case PathClass::root:
                 case PathClass::system:

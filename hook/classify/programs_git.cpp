@@ -133,7 +133,7 @@ void diff_like(Analyzer& a, Call& c, Git& g) {
 void git_reset(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--hard", "--merge", "--keep"})) {
         a.hit(Decision::deny, "git.reset-hard",
-              "`git reset --hard` discards uncommitted changes for good");
+              "`git reset --hard` discards uncommitted changes for good; `git stash` sets them aside instead (`git stash pop` brings them back)");
         return;
     }
     local_change(a, g, "moves HEAD and the index; working tree files are kept");
@@ -146,7 +146,7 @@ void git_clean(Analyzer& a, Call&, Git& g) {
     if (force) {
         a.hit(Decision::deny, "git.clean-force",
               "`git clean -f` deletes untracked files (and with -x ignored ones, like .env) for "
-              "good");
+              "good; `git clean -n` lists them first, `git stash -u` sets them aside");
         return;
     }
     local_change(
@@ -195,7 +195,7 @@ void git_push(Analyzer& a, Call&, Git& g) {
               "`git push --receive-pack` runs a program on the remote");
     if (force) {
         a.hit(Decision::deny, "git.push-force",
-              "a forced push rewrites published history on the remote");
+              "a forced push rewrites published history on the remote; `git push --force-with-lease` refuses when the remote has commits you have not seen, or push to a new branch");
         return;
     }
     if (del) {
@@ -227,7 +227,7 @@ bool looks_like_path(const std::string& t) {
 void git_checkout(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--force"}) || has_short(g, 'f')) {
         a.hit(Decision::deny, "git.checkout-discard",
-              "`git checkout -f` discards uncommitted changes");
+              "`git checkout -f` discards uncommitted changes; `git stash` first keeps them");
         return;
     }
     if (has(g, {"-b", "-B", "--orphan"}) || has(g, {"--detach"})) {
@@ -243,7 +243,7 @@ void git_checkout(Analyzer& a, Call&, Git& g) {
                 has(g, {"--pathspec-from-file", "--ours", "--theirs"});
     if (paths || has(g, {"--patch"}) || has_short(g, 'p')) {
         a.hit(Decision::deny, "git.checkout-discard",
-              "`git checkout` of paths overwrites their uncommitted changes");
+              "`git checkout` of paths overwrites their uncommitted changes; `git stash push -- PATHS` sets them aside instead");
         return;
     }
     local_change(a, g, "switches branches; uncommitted changes are kept or the switch is refused");
@@ -257,13 +257,13 @@ void git_restore(Analyzer& a, Call&, Git& g) {
         return;
     }
     a.hit(Decision::deny, "git.restore-worktree",
-          "`git restore` overwrites uncommitted changes in the working tree");
+          "`git restore` overwrites uncommitted changes in the working tree; `git stash push -- PATHS` sets them aside instead");
 }
 
 void git_switch(Analyzer& a, Call&, Git& g) {
     if (has(g, {"--discard-changes", "--force"}) || has_short(g, 'f')) {
         a.hit(Decision::deny, "git.switch-discard",
-              "`git switch --discard-changes` throws away uncommitted changes");
+              "`git switch --discard-changes` throws away uncommitted changes; `git stash` first keeps them");
         return;
     }
     local_change(a, g, "switches branches; uncommitted changes are kept or the switch is refused");
@@ -288,7 +288,7 @@ void git_branch(Analyzer& a, Call&, Git& g) {
     bool del = has(g, {"--delete"}) || has_short(g, 'd');
     if (has_short(g, 'D') || (del && force)) {
         a.hit(Decision::deny, "git.branch-force-delete",
-              "`git branch -D` deletes a branch with unmerged commits");
+              "`git branch -D` deletes a branch with unmerged commits; `git branch -d` deletes only a merged one");
         return;
     }
     if (has_short(g, 'M') || has_short(g, 'C')) {
@@ -734,6 +734,54 @@ constexpr auto kGitCommands = sorted_by_name(std::to_array<GitEntry>({
 
 void dispatch(Analyzer& a, Call& c, Git& g, int depth);
 
+// git-extras' commands (git-obliterate, git-sync, …, programs on PATH that git runs as
+// subcommands) that lose work: each with what it does and the safer way. `hard_only`: only
+// with --hard or -h (git undo keeps the changes by default).
+struct GitExtra {
+    std::string_view name;
+    std::string_view does;
+    std::string_view instead;
+    bool hard_only = false;
+};
+
+constexpr auto kGitExtras = sorted_by_name(std::to_array<GitExtra>({
+    {"clear", "resets the working tree and deletes every untracked and ignored file (reset --hard, clean -fdx)",
+     "`git stash -u` keeps them"},
+    {"clear-soft", "resets the working tree and deletes untracked files (reset --hard, clean -fd)",
+     "`git stash -u` keeps them"},
+    {"delete-branch", "deletes the branch here and on the remote", "`git branch -d` deletes only a merged local branch"},
+    {"delete-merged-branches", "deletes every merged branch at once", "`git branch --merged` lists them first"},
+    {"delete-squashed-branches", "deletes every squash-merged branch with -D", "`git branch --merged` lists them first"},
+    {"delete-submodule", "deletes a submodule and its working tree", "`git submodule deinit` keeps its files"},
+    {"delete-tag", "deletes the tag here and on the remote", "`git tag -d` deletes only the local tag"},
+    {"force-clone", "clones over an existing directory, resetting what is there", "clone into a new directory"},
+    {"fresh-branch", "empties the index and deletes untracked files (git clean -fdx) for an empty branch",
+     "`git switch --orphan` keeps untracked files"},
+    {"graft", "merges a branch and deletes it", "`git merge` keeps the branch"},
+    {"obliterate", "rewrites every commit to remove files from the whole history", "`git rm --cached` stops tracking them"},
+    {"reauthor", "rewrites every commit's author in the history", "`git commit --amend --author` for the last commit"},
+    {"rename-branch", "renames the branch here and deletes the old name on the remote", "`git branch -m` renames it locally"},
+    {"rename-tag", "renames the tag and deletes the old one on the remote", "`git tag NEW OLD` adds the new name"},
+    {"reset-file", "discards a file's changes", "`git stash push -- FILE` keeps them"},
+    {"sync", "resets the branch to its remote and deletes untracked files (reset --hard, clean)",
+     "`git stash -u && git pull --rebase` keeps them"},
+    {"undo", "removes the last commits and, with --hard, their changes", "`git undo` without --hard keeps them", true},
+}));
+
+// True when it judged g.sub as one of git-extras' destructive commands.
+bool git_extras_command(Analyzer& a, const Git& g) {
+    const GitExtra* x = find_by_name<GitExtra>(kGitExtras, g.sub);
+    if (!x) return false;
+    if (x->hard_only && std::none_of(g.args.begin(), g.args.end(), [](const Value& v) {
+            return v.text == "--hard" || v.text == "-h";
+        })) {
+        return false;
+    }
+    a.hit(Decision::deny, "git.extras-destroy",
+          "`git " + g.sub + "` (git-extras) " + std::string(x->does) + "; instead, " + std::string(x->instead));
+    return true;
+}
+
 void run_alias(Analyzer& a, Call& c, Git& g, const std::string& body, int depth) {
     if (!body.empty() && body[0] == '!') {
         // A shell alias: git runs it with sh, the arguments appended.
@@ -784,7 +832,19 @@ void dispatch(Analyzer& a, Call& c, Git& g, int depth) {
         return;
     }
     const GitEntry* e = find_by_name<GitEntry>(kGitCommands, g.sub);
+    if (!e && git_extras_command(a, g)) return;
     if (!e) {
+        // Another add-on (git-<sub> on PATH) or an alias named for what it destroys.
+        Call shape;
+        shape.name = "git " + g.sub;
+        shape.via = c.via;
+        shape.args.push_back(Value::literal(g.sub));
+        shape.args.insert(shape.args.end(), g.args.begin(), g.args.end());
+        if (std::optional<DestructiveWord> w = destructive_word(shape)) {
+            a.hit(Decision::ask, "unknown.destructive-word",
+                  "`git " + g.sub + "` is not a git command toolcage knows, and `" + w->word +
+                      "` says it will " + w->verb + " something; confirm it, or write a policy rule for it");
+        }
         a.hit(Decision::cage, "git.unknown",
               "`git " + g.sub + "` is not a known subcommand (it may be an alias from git config)");
         return;

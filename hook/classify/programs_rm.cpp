@@ -14,6 +14,14 @@ void Analyzer::check_delete(const Value& target, bool /*recursive*/, std::string
                             Call& call) {
     std::string shown = target.shown();
     std::string who = "`" + std::string(prog) + "`";
+    // A `~` that reaches a deleter from an unquoted expansion (`V='rm -rf ~'; $V`): bash then
+    // deletes a directory named ~, but the text was written to delete the home, and typed,
+    // eval'd or run by another shell it does. A quoted "~" typed as such means the directory.
+    if (target.known() && target.expanded && (target.text == "~" || target.text.rfind("~/", 0) == 0)) {
+        hit(Decision::deny, "rm.home",
+            who + " deletes " + shown + ": written for the home directory (run by eval or another shell it is "
+            "the home); write ./~ if a directory named ~ is meant");
+    }
     for (const PathInfo& p : resolve(target, *call.scope)) {
         if (p.secret) {
             hit(Decision::deny, "rm.secret",
@@ -32,7 +40,7 @@ void Analyzer::check_delete(const Value& target, bool /*recursive*/, std::string
                 break;
             case PathClass::home:
                 hit(Decision::deny, "rm.home",
-                    who + " deletes " + shown + " in the home directory, outside the workspace");
+                    who + " deletes " + shown + " in the home directory, outside the workspace; work on a copy inside the workspace (" + (ctx().workspace.empty() ? std::string("the project") : ctx().workspace) + ") instead");
                 break;
             case PathClass::workspace_root:
                 hit(Decision::deny, "rm.workspace-root",

@@ -351,6 +351,49 @@ void container_program(Analyzer& a, Call& c) {
                    return v.text.size() > 2 && v.text[0] == '-' && v.text[1] != '-' &&
                           v.text.find('a') != std::string::npos;
                });
+    // rm -v deletes the container's anonymous volumes with it; secrets, configs and stacks have
+    // no copy; -f on a run-time list (`docker rm -f $(docker ps -aq)`) kills and deletes every
+    // container, running ones too.
+    bool container_rm = s == "rm" || (s == "container" && (s2 == "rm" || s2 == "remove"));
+    if (container_rm) {
+        bool volumes = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+            return v.text == "--volumes" ||
+                   (v.text.size() > 1 && v.text[0] == '-' && v.text[1] != '-' && v.text.find('v') != std::string::npos);
+        });
+        bool force = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+            return v.text == "--force" ||
+                   (v.text.size() > 1 && v.text[0] == '-' && v.text[1] != '-' && v.text.find('f') != std::string::npos);
+        });
+        // A whole run-time word split into names (unquoted $(docker ps -q), xargs' items).
+        bool from_xargs = c.via.find("xargs") != std::string::npos;
+        bool listing = std::any_of(c.args.begin(), c.args.end(), [&](const Value& v) {
+            return (v.splits || from_xargs) && v.unknown && v.text.find_first_not_of(kUnknown) == std::string::npos;
+        });
+        if (volumes) {
+            a.hit(Decision::deny, "docker.volumes",
+                  "`" + c.name + " rm -v` deletes the container's volumes with their data; `" + c.name +
+                      " rm` without -v keeps them");
+            return;
+        }
+        if (force && listing) {
+            a.hit(Decision::deny, "docker.remove-all",
+                  "`" + c.name + " rm -f` of a list made at run time kills and deletes every container it names, "
+                  "running ones too; `" + c.name + " container prune` deletes only stopped ones");
+            return;
+        }
+    }
+    if ((s == "secret" || s == "config") && (s2 == "rm" || s2 == "remove")) {
+        a.hit(Decision::deny, "docker.volumes",
+              "`" + c.name + " " + s + " " + s2 + "` deletes the " + s + " for good: the swarm keeps no copy");
+        return;
+    }
+    if ((s == "stack" && (s2 == "rm" || s2 == "remove" || s2 == "down")) ||
+        (s == "swarm" && s2 == "leave" && any_arg(c, {"--force", "-f"}))) {
+        a.hit(Decision::deny, "docker.volumes",
+              "`" + c.name + " " + s + " " + s2 + "` removes a whole stack or swarm with its services, secrets and "
+              "networks");
+        return;
+    }
     if ((s == "volume" && (s2 == "rm" || s2 == "prune" || s2 == "remove")) ||
         (s == "system" && s2 == "prune" && all)) {
         a.hit(Decision::deny, "docker.volumes",
@@ -441,6 +484,7 @@ void container_program(Analyzer& a, Call& c) {
             Call proto;
             proto.scope = &remote;
             proto.remote = true;
+            proto.in = c.in;  // docker exec -i: what it reads reaches the command inside
             a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()),
                         proto);
             a.set_remote(was);
@@ -457,6 +501,25 @@ void cloud_program(Analyzer& a, Call& c) {
         return;
     }
     std::vector<std::string> sub = subcommands(c, 8);
+    judge_sql_options(a, c);
+    if (c.name == "vault" && !sub.empty()) {
+        // seal: every secret is locked until the key holders unseal it; revoke: tokens and
+        // leases (the credentials they gave out) stop working; disable: a secrets engine's or
+        // auth method's data is deleted with it.
+        const std::string& s0 = sub[0];
+        const std::string s1 = sub.size() > 1 ? sub[1] : "";
+        bool seal = s0 == "seal" || (s0 == "operator" && s1 == "seal");
+        bool revoke = s0 == "revoke" || s1 == "revoke" || s1 == "revoke-orphan" || s1 == "revoke-self";
+        bool disable = (s0 == "secrets" || s0 == "auth" || s0 == "audit") && s1 == "disable";
+        if (seal || revoke || disable) {
+            a.hit(Decision::deny, "cloud.delete",
+                  "`vault " + s0 + (s1.empty() ? "" : " " + s1) + "` " +
+                      (seal ? "seals the vault: no secret can be read until its key holders unseal it"
+                            : revoke ? "revokes tokens or leases: what used them is locked out"
+                                     : "disables a secrets engine or auth method, deleting its data"));
+            return;
+        }
+    }
     if (c.name == "aws" && sub.size() >= 2 && sub[0] == "s3") {
         if (sub[1] == "rm" || sub[1] == "rb") {
             a.hit(Decision::deny, "cloud.delete",
@@ -492,6 +555,17 @@ void terraform_program(Analyzer& a, Call& c) {
     std::string s = sub.empty() ? "" : sub[0];
     // terragrunt run-all destroy, terragrunt run -- destroy
     if ((s == "run-all" || s == "run") && sub.size() > 1) s = sub[1];
+    bool replace = std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+        return v.text == "-replace" || v.text.rfind("-replace=", 0) == 0 || v.text == "--replace" ||
+               v.text.rfind("--replace=", 0) == 0;
+    });
+    if ((s == "apply" && replace) || s == "taint") {
+        a.hit(Decision::deny, "infra.destroy",
+              "`" + c.name + " " + s + (replace ? " -replace" : "") +
+                  "` destroys the resource and creates a new one: its data (a database, a disk) is lost. `" +
+                  c.name + " plan -replace=…` shows what would go");
+        return;
+    }
     if (s == "destroy" || (s == "apply" && any_arg(c, {"-destroy", "--destroy"})) ||
         (s == "state" && sub.size() > 1 && (sub[1] == "rm" || sub[1] == "push")) ||
         (s == "workspace" && sub.size() > 1 && sub[1] == "delete")) {
@@ -524,6 +598,16 @@ void kubectl_program(Analyzer& a, Call& c) {
         {"-n", "--namespace", "--context", "--kubeconfig", "-l", "--selector", "-o", "--output",
          "-f", "--filename", "-c", "--container", "--cluster", "--user", "-s", "--server"});
     std::string s = sub.empty() ? "" : sub[0];
+    if (s == "drain" && std::any_of(c.args.begin(), c.args.end(), [](const Value& v) {
+            return v.text == "--force" || v.text.rfind("--force=", 0) == 0 ||
+                   v.text.rfind("--delete-emptydir-data", 0) == 0 || v.text.rfind("--delete-local-data", 0) == 0 ||
+                   v.text.rfind("--disable-eviction", 0) == 0;
+        })) {
+        a.hit(Decision::deny, "kubectl.delete",
+              "`kubectl drain --force` deletes the node's pods, those no controller recreates too, with their "
+              "emptyDir data; `kubectl cordon` stops new pods without deleting any");
+        return;
+    }
     if (s == "delete" || (s == "replace" && any_arg(c, {"--force"})) ||
         (s == "apply" && any_arg(c, {"--prune"}))) {
         a.hit(Decision::deny, "kubectl.delete", "`kubectl " + s + "` deletes cluster resources");
@@ -550,6 +634,7 @@ void kubectl_program(Analyzer& a, Call& c) {
             Call proto;
             proto.scope = &remote;
             proto.remote = true;
+            proto.in = c.in;  // kubectl exec -i: what it reads reaches the command inside
             a.exec_argv(std::vector<Value>(c.args.begin() + static_cast<long>(i) + 1, c.args.end()),
                         proto);
             a.set_remote(was);
@@ -587,7 +672,7 @@ void gh_program(Analyzer& a, Call& c) {
          (s1 == "create" || s1 == "delete" || s1 == "upload" || s1 == "delete-asset")) ||
         (s0 == "repo" && (s1 == "delete" || s1 == "archive")) ||
         // issues, labels, secrets, keys, codespaces, runs: GitHub keeps no copy (caches are rebuilt)
-        (s1 == "delete" && s0 != "cache")) {
+        ((s1 == "delete" || s1 == "remove" || s1 == "rm") && s0 != "cache")) {
         a.hit(Decision::deny, "publish.release",
               "`gh " + s0 + " " + s1 + "` publishes or deletes on GitHub");
         return;

@@ -129,7 +129,7 @@ void Analyzer::check_write(const Value& target, WriteMode mode, std::string_view
                             std::string(how) + " overwrites " + shown + ", a start-up or login file");
                     } else {
                         hit(Decision::deny, "write.home",
-                            std::string(how) + " overwrites " + shown + ", a file outside the workspace");
+                            std::string(how) + " overwrites " + shown + ", a file outside the workspace; write it inside the workspace (" + (ctx().workspace.empty() ? std::string("the project") : ctx().workspace) + ") instead");
                     }
                 } else {
                     hit(Decision::cage, "write.append",

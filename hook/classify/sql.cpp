@@ -179,6 +179,51 @@ void Analyzer::sql_text(const Value& sql, std::string_view client, Call& call) {
     if (any) hit(Decision::cage, "sql.query", who + " runs SQL against a database");
 }
 
+// Statements that lose data, in SQL's shape (DROP TABLE, TRUNCATE t, DELETE FROM, UPDATE t SET,
+// FLUSHALL): what makes an unknown program's option text worth reading as SQL, where prose
+// ("drop the cache") is not.
+bool names_destructive_sql(std::string_view text) {
+    std::vector<std::string> w = split_ws(lower(text));
+    static const std::string_view kDropped[] = {
+        "table", "database", "schema",   "view",    "index",      "user",      "role",  "keyspace",
+        "measurement", "series", "sequence", "function", "materialized", "retention", "bucket", "collection",
+        "shard", "continuous", "owned", "if", "temporary", "temp", "procedure", "trigger", "type", "extension"};
+    for (size_t i = 0; i < w.size(); ++i) {
+        std::string x = w[i];
+        while (!x.empty() && (x.front() == '(' || x.front() == ';')) x.erase(0, 1);
+        std::string next = i + 1 < w.size() ? w[i + 1] : "";
+        if (x == "drop" && std::find(std::begin(kDropped), std::end(kDropped), next) != std::end(kDropped)) return true;
+        if (x == "truncate" && !next.empty()) return true;
+        if (x == "delete" && (next == "from" || (i + 2 < w.size() && w[i + 2] == "from"))) return true;
+        if (x == "update" && i + 2 < w.size() && w[i + 2] == "set") return true;
+        if (x == "flushall" || x == "flushdb") return true;
+    }
+    return false;
+}
+
+void judge_sql_options(Analyzer& a, Call& c) {
+    static const std::string_view kOptions[] = {"-e", "--execute", "-execute", "-c", "--command", "-q",
+                                                "--query", "-Q", "--sql", "-sql", "--statement"};
+    for (size_t i = 0; i < c.argc(); ++i) {
+        const Value& v = c.args[i];
+        if (!is_flag(v)) continue;
+        const std::string& t = v.text;
+        Value sql;
+        size_t eq = t.find('=');
+        std::string name = t.substr(0, eq);
+        if (std::find(std::begin(kOptions), std::end(kOptions), name) == std::end(kOptions)) continue;
+        if (eq != std::string::npos) {
+            sql = v;
+            sql.text = t.substr(eq + 1);
+        } else if (i + 1 < c.argc()) {
+            sql = c.args[++i];
+        } else {
+            continue;
+        }
+        if (sql.known() && names_destructive_sql(sql.text)) a.sql_text(sql, c.name, c);
+    }
+}
+
 namespace {
 
 void sql_client(Analyzer& a, Call& c) {
@@ -240,6 +285,13 @@ void sql_client(Analyzer& a, Call& c) {
     if (sql.empty()) {
         if (c.in.kind == Stream::Kind::literal) {
             a.sql_text(Value::literal(c.in.text), c.name, c);
+        } else if (!file && c.in.kind != Stream::Kind::none && c.name != "sqlite3" && c.name != "duckdb") {
+            // `mysql app < dump.sql`, `pg_dump prod | psql staging`: a dump drops and recreates
+            // each table it holds, over what the server's database has. (A file database is a
+            // file the cage keeps to the workspace.)
+            a.hit(Decision::ask, "sql.unseen-input",
+                  "`" + c.via + c.name + "` runs SQL read from a file or a pipe that is not known here; a dump "
+                  "drops and recreates every table it holds. Confirm it, or restore into a scratch database first");
         } else {
             a.hit(Decision::cage, "sql.query",
                   "`" + c.name + "` runs SQL " + (file ? "from a file" : "from its input"));
@@ -326,6 +378,45 @@ void drop_program(Analyzer& a, Call& c) {
     a.hit(Decision::deny, "sql.drop", "`" + c.name + "` drops a database or role");
 }
 
+// pg_resetwal (pg_resetxlog) throws away the write-ahead log: committed transactions not yet
+// written to the tables are lost and the cluster may be left inconsistent. -n only prints.
+void resetwal_program(Analyzer& a, Call& c) {
+    for (const Value& v : c.args) {
+        const std::string& t = v.text;
+        if (t == "-n" || t == "--dry-run" || t == "-V" || t == "--version" || t == "-?" || t == "--help") {
+            a.hit(Decision::allow, "dryrun.rehearsal", "`" + c.name + " " + t + "` only prints what it would reset");
+            return;
+        }
+    }
+    a.hit(Decision::deny, "db.destroy",
+          "`" + c.via + c.name + "` throws away the write-ahead log: recent transactions are lost and the "
+          "database may not start again; `" + c.name + " -n` shows what it would do");
+}
+
+// Restores that first drop what they restore over: pg_restore -c/--clean, mongorestore --drop.
+void restore_program(Analyzer& a, Call& c) {
+    bool pg = c.name == "pg_restore";
+    for (const Value& v : c.args) {
+        const std::string& t = v.text;
+        bool drops = pg ? (t == "--clean" || (t.size() > 1 && t[0] == '-' && t[1] != '-' &&
+                                              t.find('c') != std::string::npos &&
+                                              t.find_first_of("dfFhpUjnNtTIPLSe") > t.find('c')))
+                        : (t == "--drop");
+        if (drops) {
+            a.hit(Decision::deny, "db.destroy",
+                  "`" + c.name + " " + t + "` drops every object it restores before recreating it: what the "
+                  "database holds now is lost. Restore into a new database instead (" +
+                      (pg ? std::string("`createdb NEW && pg_restore -d NEW`") : std::string("`--nsFrom`/`--nsTo`")) + ")");
+            return;
+        }
+        if (pg && (t == "-l" || t == "--list")) {
+            a.hit(Decision::cage, "sql.query", "`pg_restore -l` lists an archive");
+            return;
+        }
+    }
+    a.hit(Decision::cage, "sql.query", "`" + c.name + "` restores into a database");
+}
+
 }  // namespace
 
 namespace {
@@ -344,7 +435,11 @@ constexpr auto kSqlPrograms =
                                                 {"mongosh", mongo_shell},
                                                 {"dropdb", drop_program},
                                                 {"dropuser", drop_program},
-                                                {"mysqladmin", drop_program}}));
+                                                {"mysqladmin", drop_program},
+                                                {"pg_resetwal", resetwal_program},
+                                                {"pg_resetxlog", resetwal_program},
+                                                {"pg_restore", restore_program},
+                                                {"mongorestore", restore_program}}));
 }  // namespace
 
 std::span<const ProgramEntry> sql_programs() {

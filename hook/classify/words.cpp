@@ -96,6 +96,7 @@ struct FieldBuilder {
             pv.glob = v.glob || has_glob_chars(piece);
             cur.text += piece;
             merge_flags(pv);
+            cur.expanded = true;
             if (pv.unknown) cur.splits = true;
             started = true;
             check_size();

@@ -66,9 +66,10 @@ std::string policy_body(const Policy& p) {
         o << "    p.overrides.emplace(" << lit(id) << ", " << enum_value("Decision", d) << ");\n";
     for (const ExtraRule& r : p.rules) {
         o << "    p.rules.push_back(ExtraRule{" << lit(r.id) << ", " << lit(r.program) << ", "
-          << strings(r.args) << ", {";
+          << strings(r.words) << ", " << strings(r.args) << ", {";
         for (PathClass c : r.paths) o << enum_value("PathClass", c) << ", ";
-        o << "}, " << enum_value("Decision", r.decision) << ", " << lit(r.reason) << "});\n";
+        o << "}, " << enum_value("Decision", r.decision) << ", " << lit(r.reason) << ", " << strings(r.match)
+          << ", " << strings(r.not_match) << "});\n";
     }
     o << "    p.on_cage = " << enum_value("Decision", p.on_cage) << ";\n";
     o << "    p.hermes_approve = " << (p.hermes_approve ? "true" : "false") << ";\n";

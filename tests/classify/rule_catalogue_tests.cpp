@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
 
@@ -39,4 +40,20 @@ TEST_CASE("every rule the classifier gives is in the catalogue, with its verdict
     CHECK(seen > 150);
     CHECK(std::is_sorted(rules.begin(), rules.end(),
                          [](const auto& a, const auto& b) { return a.id < b.id; }));
+}
+
+TEST_CASE("the README's table of host lock-outs lists exactly the host.* rules", "[rules]") {
+    std::ifstream in(fs::path(TOOLCAGE_SOURCE_DIR) / "README.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string readme = text.str();
+    std::set<std::string> in_table;
+    const std::regex row(R"(\n\| `(host\.[a-z\-]+)` \|)");
+    for (auto it = std::sregex_iterator(readme.begin(), readme.end(), row); it != std::sregex_iterator(); ++it)
+        in_table.insert((*it)[1]);
+    std::set<std::string> built_in;
+    for (const auto& r : toolcage::classify::builtin_rules())
+        if (r.id.rfind("host.", 0) == 0) built_in.insert(r.id);
+    CHECK(built_in.size() >= 8);
+    CHECK(in_table == built_in);
 }

@@ -328,3 +328,43 @@ TEST_CASE("an override of a rule of the hook itself is refused, and one that let
     CHECK(has(open.err, "warning: /overrides/secret.read: \"cage\" switches off a protection"));
     CHECK_FALSE(has(open.err, "build.run"));  // making a rule stricter is no warning
 }
+
+TEST_CASE("a policy's own rule with examples: checked wherever the policy loads, listed and explained") {
+    Home home;
+    const std::string good = home.dir / "team.json";
+    write_file(good, R"({"name": "team", "extends": "default",
+        "rules": [{"program": "restic", "words": ["forget"], "verdict": "deny",
+                   "reason": "restic forget deletes snapshots",
+                   "match": ["restic forget --prune", "sudo restic -r /srv/b forget"],
+                   "not_match": ["restic snapshots"]}]})");
+    RunResult ok = run_toolcage(home, {"policy", "validate", good});
+    INFO(ok.out << ok.err);
+    CHECK(ok.exit_code == 0);
+    RunResult listed = run_toolcage(home, {"policy", "rules", "--policy", good, "--json"});
+    REQUIRE(listed.exit_code == 0);
+    auto rules = nlohmann::json::parse(listed.out);
+    REQUIRE(!rules.empty());
+    CHECK(rules[0]["id"] == "policy.restic.forget");
+    CHECK(rules[0]["policy"] == "team");
+    CHECK(rules[0]["match"][0] == "restic forget --prune");
+    RunResult explained = run_toolcage(home, {"explain", "--policy", good, "--", "kopia-like forget --all"});
+    CHECK(explained.exit_code == 0);
+    RunResult restic = run_toolcage(home, {"explain", "--policy", good, "--", "restic forget --keep-last 1"});
+    CHECK(has(restic.out, "policy.restic.forget"));
+    CHECK(has(restic.out, "[the policy's own rule]"));
+
+    const std::string bad = home.dir / "bad.json";
+    write_file(bad, R"({"name": "bad", "extends": "default",
+        "rules": [{"program": "restic", "words": ["forget"], "verdict": "deny", "reason": "r",
+                   "match": ["restic prune"], "not_match": ["restic forget now"]}]})");
+    RunResult refused = run_toolcage(home, {"policy", "validate", bad});
+    CHECK(refused.exit_code != 0);
+    CHECK(has(refused.err, bad + ": /rules/0/match/0: \"restic prune\": rule \"policy.restic.forget\" does not fire"));
+    CHECK(has(refused.err, bad + ": /rules/0/not_match/0: \"restic forget now\""));
+    RunResult check = run_toolcage(home, {"check", "--policy", bad, "--", "ls"});
+    CHECK(check.exit_code == 2);
+    CHECK(has(check.err, "/rules/0/match/0"));
+    RunResult install = run_toolcage(home, {"policy", "install", bad});
+    CHECK(install.exit_code != 0);
+    CHECK(has(install.err, "nothing installed"));
+}
