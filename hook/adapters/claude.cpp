@@ -15,26 +15,6 @@ namespace toolcage::hook {
 
 using nlohmann::json;
 
-namespace {
-
-// The directory a glob pattern starts from: `base` joined with the pattern's components up to the
-// first that holds a wildcard (* ? [ {); an absolute pattern starts from its own.
-std::string glob_base(const std::string& base, const std::string& pattern) {
-    std::string dir = pattern.starts_with("/") ? "" : base;
-    std::size_t at = 0;
-    while (at <= pattern.size()) {
-        std::size_t end = pattern.find('/', at);
-        if (end == std::string::npos) break;  // the last component names files, not a directory
-        const std::string part = pattern.substr(at, end - at);
-        if (part.find_first_of("*?[{") != std::string::npos) break;
-        if (!part.empty()) dir += "/" + part;
-        at = end + 1;
-    }
-    return dir.empty() ? "/" : dir;
-}
-
-}  // namespace
-
 ToolCall parse_claude(const json& payload, const HookEnv& env) {
     std::string event = require_string(payload, "", "hook_event_name");
     if (event != "PreToolUse")

@@ -3,6 +3,11 @@
 // answer {decision, rule, reason, command} to OpenClaw's block / params / requireApproval; an
 // allow with a command (the read-only cage) is a params rewrite too.
 // Exit 0 for allow, cage and ask; exit 2 for deny and for any failure.
+#include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "hook/adapters/adapters.h"
@@ -23,6 +28,45 @@ std::string file_tool_path(const json& params) {
         if (!p.empty()) return p;
     }
     return {};
+}
+
+// Node's fileURLToPath on Linux: file:// with an empty or localhost host, percent-decoded; an
+// encoded '/' or a bad escape makes it throw, and OpenClaw then keeps the text as it is.
+std::optional<std::string> file_url_path(const std::string& url) {
+    std::string rest = url.substr(7);  // after file://
+    if (rest.starts_with("localhost/")) rest = rest.substr(9);
+    if (!rest.starts_with("/")) return std::nullopt;
+    std::string out;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+        if (rest[i] != '%') {
+            out += rest[i];
+            continue;
+        }
+        if (i + 2 >= rest.size() || !std::isxdigit(static_cast<unsigned char>(rest[i + 1])) ||
+            !std::isxdigit(static_cast<unsigned char>(rest[i + 2])))
+            return std::nullopt;
+        const char c = static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
+        if (c == '/') return std::nullopt;
+        out += c;
+        i += 2;
+    }
+    return out;
+}
+
+// The files OpenClaw's file tools may open for `p` (its path-utils: expandPath): a leading @ (a
+// file reference) is dropped, and a second keeps the rest relative (@@x is ./@x); a file:// URL
+// is its path. Its writes keep a literal @name where such a file exists: every reading is judged.
+std::vector<std::string> openclaw_paths(const std::string& p) {
+    std::vector<std::string> out = {p};
+    std::string referenced = p;
+    if (referenced.starts_with("@")) {
+        referenced = referenced.substr(1);
+        if (referenced.starts_with("@")) referenced = "./" + referenced;
+    }
+    if (referenced.starts_with("file://"))
+        if (auto path = file_url_path(referenced)) referenced = *path;
+    if (referenced != p) out.push_back(referenced);
+    return out;
 }
 
 }  // namespace
@@ -54,7 +98,22 @@ ToolCall parse_openclaw(const json& payload, const HookEnv& env) {
         c.kind = ToolKind::write_file;
         std::string p = file_tool_path(params);
         if (p.empty()) throw PayloadError("payload /params/path: required field is missing");
-        c.paths.push_back(p);
+        c.paths = openclaw_paths(p);
+    } else if (c.tool == "read") {
+        c.kind = ToolKind::read_file;
+        std::string p = file_tool_path(params);
+        if (p.empty()) throw PayloadError("payload /params/path: required field is missing");
+        c.paths = openclaw_paths(p);
+    } else if (c.tool == "grep" || c.tool == "find" || c.tool == "ls") {
+        // grep reads the contents below `path` (the cwd when absent), find lists the names its
+        // glob pattern matches below it, ls one directory's names.
+        c.kind = ToolKind::read_file;
+        std::string p = optional_string(params, "/params", "path");
+        for (std::string dir : openclaw_paths(p.empty() ? c.cwd : p)) {
+            if (c.tool == "find") dir = glob_base(absolute_path(dir, c.cwd, env.home), optional_string(params, "/params", "pattern"));
+            c.paths.push_back(dir);
+        }
+        c.recursive = c.tool != "ls";
     } else if (c.tool == "apply_patch") {
         c.kind = ToolKind::write_file;
         std::string text = optional_string(params, "/params", "input");

@@ -76,4 +76,18 @@ bool path_within(const std::string& p, const std::string& dir) {
 
 std::string self_binary_dir() { return self_exe_dir(); }
 
+std::string glob_base(const std::string& base, const std::string& pattern) {
+    std::string dir = pattern.starts_with("/") ? "" : base;
+    std::size_t at = 0;
+    for (;;) {
+        const std::size_t end = pattern.find('/', at);
+        if (end == std::string::npos) break;  // the last component names files, not a directory
+        const std::string part = pattern.substr(at, end - at);
+        if (part.find_first_of("*?[{") != std::string::npos) break;
+        if (!part.empty()) dir += "/" + part;
+        at = end + 1;
+    }
+    return dir.empty() ? "/" : dir;
+}
+
 }  // namespace toolcage::hook

@@ -28,6 +28,11 @@ std::string user_home(std::string_view name);
 // caller that must refuse then uses PathResolver itself.
 std::string real_location(const std::string& abs);
 
+// The directory a glob pattern starts from (Claude Code's Glob, OpenClaw's find): `base` joined
+// with the pattern's components up to the first that holds a wildcard (* ? [ {); an absolute
+// pattern starts from its own. `..` is kept for the caller's resolution.
+std::string glob_base(const std::string& base, const std::string& pattern);
+
 // True when `p` is `dir` or lies below it (both absolute and normalised).
 bool path_within(const std::string& p, const std::string& dir);
 

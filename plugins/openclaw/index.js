@@ -1,4 +1,4 @@
-// toolcage for OpenClaw: a before_tool_call handler that hands every exec and file write to
+// toolcage for OpenClaw: a before_tool_call handler that hands every exec, file write and read to
 // `toolcage hook --agent openclaw` and turns its answer into OpenClaw's: deny blocks, cage
 // rewrites the command, ask requires a person's approval (and runs the approved command caged). Anything that goes wrong on the way
 // (no binary, a timeout, an answer that is not what toolcage writes) blocks the call.
@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 
 export const SHELL_TOOLS = new Set(["exec", "bash"]);
 export const FILE_TOOLS = new Set(["write", "edit", "multi_edit", "apply_patch"]);
+// Reads too: a link in the workspace may lead to the home's credentials.
+export const READ_TOOLS = new Set(["read", "grep", "find", "ls"]);
 export const DEFAULT_TIMEOUT_MS = 15000;
 const MAX_ANSWER_BYTES = 1 << 20;
 const PLUGIN_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -197,7 +199,7 @@ export function mapAnswer(toolName, params, result) {
 export function createHandler({ bin, policy, error, timeoutMs = DEFAULT_TIMEOUT_MS, workspace }) {
   return async (event, ctx) => {
     const toolName = event?.toolName ?? ctx?.toolName;
-    if (!SHELL_TOOLS.has(toolName) && !FILE_TOOLS.has(toolName)) return undefined;
+    if (!SHELL_TOOLS.has(toolName) && !FILE_TOOLS.has(toolName) && !READ_TOOLS.has(toolName)) return undefined;
     if (error) return block(`toolcage: the call is refused: ${error}`);
     try {
       const params = event?.params && typeof event.params === "object" ? event.params : {};

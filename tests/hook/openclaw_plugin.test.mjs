@@ -121,6 +121,37 @@ test("file writes are judged by their target, SOUL.md is protected", async () =>
   assert.equal(patch.block, true);
 });
 
+test("reads are judged as the agent resolves them: links, @ references and file:// URLs to credentials are blocked", async () => {
+  const home = process.env.HOME;
+  fs.mkdirSync(path.join(home, ".ssh"), { recursive: true });
+  fs.writeFileSync(path.join(home, ".ssh", "id_ed25519"), "key");
+  fs.writeFileSync(path.join(ws, "README.md"), "hi");
+  fs.symlinkSync(path.join(home, ".ssh"), path.join(ws, "keys"));
+  try {
+    for (const [tool, params] of [
+      ["read", { path: path.join(home, ".ssh", "id_ed25519") }],
+      ["read", { path: "keys/id_ed25519" }],
+      ["read", { path: "@" + path.join(home, ".ssh", "id_ed25519") }],
+      ["read", { path: "file://" + path.join(home, ".ssh", "id_ed25519") }],
+      ["read", { path: "file://" + path.join(home, ".ssh", "id%5Fed25519") }],
+      ["grep", { pattern: "BEGIN", path: "keys" }],
+      ["find", { pattern: "../home/.ssh/*" }],
+      ["ls", { path: path.join(home, ".ssh") }],
+    ]) {
+      const r = await handler({ toolName: tool, params }, ctx);
+      assert.equal(r?.block, true, `${tool} ${JSON.stringify(params)} was not blocked`);
+    }
+    // Everyday reads in the workspace pass untouched.
+    assert.equal(await handler({ toolName: "read", params: { path: "README.md" } }, ctx), undefined);
+    assert.equal(await handler({ toolName: "grep", params: { pattern: "hi" } }, ctx), undefined);
+    assert.equal(await handler({ toolName: "find", params: { pattern: "**/*.md" } }, ctx), undefined);
+    assert.equal(await handler({ toolName: "ls", params: {} }, ctx), undefined);
+  } finally {
+    fs.unlinkSync(path.join(ws, "keys"));
+    fs.unlinkSync(path.join(ws, "README.md"));
+  }
+});
+
 test("the workspace's SOUL.md chooses the policy", async () => {
   fs.writeFileSync(path.join(ws, "SOUL.md"), "---\ntoolcage: strict\n---\n");
   try {
