@@ -124,6 +124,15 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
             return here + ": unknown command \"" + args[at] + "\"; the commands are " + all;
         }
     }
+    // `toolcage policy` alone: the commands it takes.
+    if (leaf == sub && leaf->get_require_subcommand_min() > 0 &&
+        std::none_of(args.begin() + 1, args.end(), [](const std::string& a) { return !a.starts_with("-"); }) &&
+        std::find(args.begin(), args.end(), "--help") == args.end()) {
+        std::string all;
+        for (const auto& x : subcommand_names(*sub)) all += (all.empty() ? "" : ", ") + x;
+        return command_words(*sub) + ": name one of its commands: " + all + " (see `" + command_words(*sub) +
+               " --help`)";
+    }
     // The words that name the command, as the user typed them: "toolcage install claude".
     const std::string where = command_words(*leaf);
     bool dashdash = std::find(args.begin(), args.end(), "--") != args.end();

@@ -344,6 +344,11 @@ TEST_CASE("every command's messages start with its own words", "[cli]") {
     CHECK(missing.exit_code == 2);
     CHECK(missing.err.starts_with("toolcage policy install: "));
     CHECK(missing.err.find("policy install: policy install") == std::string::npos);
+    RunResult policy = tc(f, {"policy"});
+    CHECK(policy.exit_code == 2);
+    CHECK(policy.err.starts_with("toolcage policy: name one of its commands: list, show, validate"));
+    RunResult install = tc(f, {"install", "--dry-run"});
+    CHECK(install.err.starts_with("toolcage install: name one of its commands: hermes, claude, openclaw"));
     RunResult nothing = tc(f, {"explain"});
     CHECK(nothing.err.starts_with("toolcage explain: no command given"));
     RunResult check_nothing = tc(f, {"check", "--explain"});
@@ -363,6 +368,7 @@ TEST_CASE("explain says how to point each installed agent at another policy", "[
     REQUIRE(none.exit_code == 0);
     const std::string settings = f.ws + "/.claude/settings.json";
     CHECK(none.out.find(settings) == std::string::npos);
+    make_dirs(f.ws + "/.claude");
     // Claude Code's project settings run the hook: explain names the exact command for that file,
     // and running it (with a policy's name for NAME) points the hook at that policy.
     RunResult in = tc(f, {"install", "claude", "--settings", settings, "--claude-version", "2.1.0"});
