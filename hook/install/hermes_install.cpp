@@ -296,6 +296,10 @@ ConfigPlan plan_config_uninstall(const FileState& st, const std::string& content
                                          std::to_string(*line + 1) + ")"};
                 return plan;
             }
+            // The lines named as the file has them (before the plugin's lines came out).
+            const TextLines file = TextLines::split(st.content);
+            if (auto at = hand_written_entry(file, std::nullopt))
+                removal = remove_printed_hermes_hook(file, *at);
             Outcome o;
             o.exit_code = 2;
             o.err = "toolcage uninstall hermes: " + st.path.string() + ": " + removal.refused +

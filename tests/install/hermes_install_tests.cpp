@@ -227,6 +227,20 @@ TEST_CASE("a hooks: install hermes cannot merge line by line: the lines are prin
     REQUIRE(u.code == 0);
     CHECK(read_file(d / "config.yaml") == "model: x\nhooks:\n  post_tool_call:\n    - command: ~/fmt.sh\n");
     CHECK(!file_exists(d / "shell-hooks-allowlist.json"));
+    // Merged into the user's own pre_tool_call list, with the plugin's lines too: the user's
+    // entry and settings stay, what was printed goes.
+    const std::string theirs = "hooks:\n  pre_tool_call:\n    - command: ~/audit.sh\n";
+    std::string item = entry.substr(entry.find("    - matcher:"));
+    write_file(d / "config.yaml", "plugins:\n  enabled:\n    - toolcage\n" + theirs + item);
+    Run in_list = install(d);
+    INFO(in_list.out << in_list.err);
+    REQUIRE(in_list.code == 0);
+    REQUIRE(uninstall(d).code == 0);
+    CHECK(read_file(d / "config.yaml") == theirs);
+    write_file(d / "config.yaml", "plugins:\n  enabled:\n    - memory\n    - toolcage\n  dir: x\n" + theirs + item);
+    REQUIRE(install(d).code == 0);
+    REQUIRE(uninstall(d).code == 0);
+    CHECK(read_file(d / "config.yaml") == "plugins:\n  enabled:\n    - memory\n  dir: x\n" + theirs);
     // Merged as the only hook: `hooks:` is left as Hermes writes it empty.
     write_file(d / "config.yaml", "model: x\nhooks:\n" + entry);
     REQUIRE(install(d).code == 0);
