@@ -5,7 +5,8 @@
 
 namespace toolcage::cli {
 
-std::vector<PolicySelection> policy_selections(const std::string& workdir, const std::string& name) {
+std::vector<PolicySelection> policy_selections(const std::string& workdir,
+                                               const std::string& name) {
     using install::shell_quote;
     std::vector<PolicySelection> out;
     // Every command names the file or profile it edits: the agent's defaults follow $HOME and

@@ -145,7 +145,8 @@ std::string yaml_unquote(std::string_view v) {
         }
         return out;
     }
-    if (std::size_t hash = v.find(" #"); hash != std::string_view::npos) v = trim(v.substr(0, hash));
+    if (std::size_t hash = v.find(" #"); hash != std::string_view::npos)
+        v = trim(v.substr(0, hash));
     return std::string(v);
 }
 
@@ -240,7 +241,8 @@ HookPlace place_hermes_hook(const TextLines& t, std::size_t hooks_line, std::siz
         if (ind < child || (ind == child && !item(l))) break;
         if (!item_indent) {
             if (!item(l)) {
-                p.refused = line_at(*event, "`" + event_name + ":` holds a mapping, not a list of hooks");
+                p.refused =
+                    line_at(*event, "`" + event_name + ":` holds a mapping, not a list of hooks");
                 return p;
             }
             item_indent = ind;
@@ -249,9 +251,10 @@ HookPlace place_hermes_hook(const TextLines& t, std::size_t hooks_line, std::siz
     }
     if (!item_indent) {
         if (!empty_value(value)) {
-            p.refused = line_at(*event, "`" + event_name + ": " + value +
-                                            "` is written on one line (flow style); toolcage adds to a list "
-                                            "of `- ` lines only");
+            p.refused = line_at(
+                *event, "`" + event_name + ": " + value +
+                            "` is written on one line (flow style); toolcage adds to a list "
+                            "of `- ` lines only");
             return p;
         }
         p.at = *event;
@@ -273,9 +276,10 @@ HookPlace place_hermes_hook(const TextLines& t, std::size_t hooks_line, std::siz
 PrintedEntryRemoval remove_printed_hermes_hook(const TextLines& t, std::size_t command_line) {
     PrintedEntryRemoval out;
     auto refuse = [&](std::size_t i, const std::string& why) {
-        out.refused = "line " + std::to_string(command_line + 1) +
-                      " runs toolcage's hook, but is not the entry `toolcage install hermes` printed (" +
-                      line_at(i, why) + ")";
+        out.refused =
+            "line " + std::to_string(command_line + 1) +
+            " runs toolcage's hook, but is not the entry `toolcage install hermes` printed (" +
+            line_at(i, why) + ")";
         return out;
     };
     // The item: from its "- " line to the last line indented as its keys.
@@ -309,9 +313,11 @@ PrintedEntryRemoval remove_printed_hermes_hook(const TextLines& t, std::size_t c
         seen.push_back(kv->key);
         last = i;
     }
-    if (seen.size() != 4) return refuse(begin, "the entry has " + std::to_string(seen.size()) + " of its 4 keys");
+    if (seen.size() != 4)
+        return refuse(begin, "the entry has " + std::to_string(seen.size()) + " of its 4 keys");
     TextLines rest = t;
-    rest.lines.erase(rest.lines.begin() + static_cast<long>(begin), rest.lines.begin() + static_cast<long>(last) + 1);
+    rest.lines.erase(rest.lines.begin() + static_cast<long>(begin),
+                     rest.lines.begin() + static_cast<long>(last) + 1);
     // The `pre_tool_call:` above, and `hooks:` above it, when nothing else is left in them.
     auto only_comments_below = [&](std::size_t key, std::size_t ind) {
         for (std::size_t i = key + 1; i < rest.lines.size(); ++i) {
@@ -324,7 +330,8 @@ PrintedEntryRemoval remove_printed_hermes_hook(const TextLines& t, std::size_t c
     std::optional<std::size_t> event;
     for (std::size_t i = begin; i-- > 0;) {
         std::string_view l = bare(rest.lines[i]);
-        if (!content(l) || indent_of(l) > keys - 2 || (indent_of(l) == keys - 2 && item(l))) continue;
+        if (!content(l) || indent_of(l) > keys - 2 || (indent_of(l) == keys - 2 && item(l)))
+            continue;
         if (auto kv = key_value(l); kv && kv->key == kHermesEvent && kv->value.empty()) event = i;
         break;
     }
@@ -335,7 +342,8 @@ PrintedEntryRemoval remove_printed_hermes_hook(const TextLines& t, std::size_t c
             std::string_view l = bare(rest.lines[i]);
             if (!content(l) || indent_of(l) >= ind) continue;
             auto kv = key_value(l);
-            if (indent_of(l) == 0 && kv && kv->key == "hooks" && kv->value.empty() && only_comments_below(i, 1))
+            if (indent_of(l) == 0 && kv && kv->key == "hooks" && kv->value.empty() &&
+                only_comments_below(i, 1))
                 rest.lines[i] = "hooks: {}" + t.cr();
             break;
         }
