@@ -165,7 +165,7 @@ Outcome by_hand(const fs::path& file, const std::string& why, const std::string&
             "Merge these lines into it by hand (`toolcage` into the list under `plugins: "
             "enabled:`, the entry under `hooks: pre_tool_call:`), then run "
             "`toolcage install hermes` again to install the plugin and record Hermes' approval "
-            "of the hook:\n\n" +
+            "of the hook (`toolcage uninstall hermes` takes these lines out again, as printed):\n\n" +
             indented(plugin_enable_lines()) + indented(hermes_hook_lines(command));
     return o;
 }
