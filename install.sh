@@ -119,7 +119,7 @@ cmake --install build --prefix "$prefix"
 bin="$prefix/bin/toolcage"
 echo
 echo "installed: $bin and $prefix/bin/toolcage-relay; policies in $prefix/share/toolcage/profiles"
-[ -f "$prefix/share/man/man1/toolcage.1" ] && echo "man pages: man -l $prefix/share/man/man1/toolcage.1 (or man toolcage, with $prefix/share/man on MANPATH)"
+[ -f "$prefix/share/man/man1/toolcage.1" ] && echo "man pages: man -l $prefix/share/man/man1/toolcage.1, one per subcommand (toolcage-run.1, toolcage-install-hermes.1 …; or man toolcage-run, with $prefix/share/man on MANPATH)"
 case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *)

@@ -237,7 +237,7 @@ std::vector<std::string> programs_of(std::string_view command) {
     return out;
 }
 
-void count_entry(LogStats& s, const LogEntry& e) {
+void count_entry(LogStats& s, const LogEntry& e, ProgramReader programs) {
     if (!e.is_decision()) {
         if (e.event == "step") ++s.steps;
         return;
@@ -248,7 +248,7 @@ void count_entry(LogStats& s, const LogEntry& e) {
     ++s.by_rule[e.rule.empty() ? "(none)" : e.rule];
     ++s.by_agent[e.agent.empty() ? "(unknown)" : e.agent];
     if (e.kind.empty() || e.kind == "shell")
-        for (const auto& p : programs_of(e.command)) ++s.by_program[p];
+        for (const auto& p : programs(e.command)) ++s.by_program[p];
 }
 
 }  // namespace toolcage

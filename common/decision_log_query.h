@@ -54,6 +54,8 @@ struct LogStats {
     std::map<std::string, std::size_t> by_verdict, by_rule, by_agent, by_program;
 };
 
-void count_entry(LogStats& s, const LogEntry& e);
+// `programs` reads the programs of a shell command (`toolcage log` gives the classifier's reading).
+using ProgramReader = std::vector<std::string> (*)(std::string_view command);
+void count_entry(LogStats& s, const LogEntry& e, ProgramReader programs = programs_of);
 
 }  // namespace toolcage

@@ -154,6 +154,16 @@ std::string as_nobody_shell_prefix() {
     return out;
 }
 
+std::string scratch_parent(const std::string& preferred) {
+    fs::path p = fs::path(preferred).lexically_normal();
+    for (fs::path at = p;; at = at.parent_path()) {
+        struct stat st {};
+        if (::stat(at.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) return "/tmp";
+        if (at == at.root_path() || at.empty()) break;
+    }
+    return p.string();
+}
+
 std::string reachable(const std::string& built) {
     std::lock_guard<std::mutex> hold(scratch_lock());
     Scratch& s = scratch();

@@ -40,6 +40,11 @@ void keep_suite_state(std::vector<std::string>& env);
 // for the case's user: nobody's own directory for a case "as nobody" when the tests run as root.
 std::string suite_state_word(bool as_nobody = false);
 
+// `preferred` when every user can reach it (each directory on its way, as far as it exists,
+// lets others through), else /tmp: a case "as nobody" cannot enter a build tree in a home only
+// its owner can enter (a clone under /root). The caller makes its own directory below.
+std::string scratch_parent(const std::string& preferred);
+
 // A copy of the file at `built` in a scratch directory under /tmp that every user can enter
 // (made on first use, removed when the test program ends): programs 0755, other files 0644.
 // toolcage keeps toolcage-relay and share/toolcage beside it, as installed, so that it finds its

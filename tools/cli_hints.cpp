@@ -39,6 +39,11 @@ bool takes_command(const std::string& name) {
     return name == "run" || name == "check" || name == "explain";
 }
 
+// An option no near one matches: our own line, pointing at the command's --help.
+std::string unknown_option(const std::string& where, const std::string& flag) {
+    return where + ": unknown option \"" + flag + "\"; see `" + where + " --help` for the options";
+}
+
 }  // namespace
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -97,6 +102,7 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
                 std::string n = nearest(flag, option_names(app));
                 if (!n.empty())
                     return program + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
+                if (!app.get_option_no_throw(flag)) return unknown_option(program, flag);
             }
         return {};
     }
@@ -118,13 +124,29 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
             return here + ": unknown command \"" + args[at] + "\"; the commands are " + all;
         }
     }
+    // `toolcage policy` alone: the commands it takes.
+    if (leaf == sub && leaf->get_require_subcommand_min() > 0 &&
+        std::none_of(args.begin() + 1, args.end(), [](const std::string& a) { return !a.starts_with("-"); }) &&
+        std::find(args.begin(), args.end(), "--help") == args.end()) {
+        std::string all;
+        for (const auto& x : subcommand_names(*sub)) all += (all.empty() ? "" : ", ") + x;
+        return command_words(*sub) + ": name one of its commands: " + all + " (see `" + command_words(*sub) +
+               " --help`)";
+    }
+    // The words that name the command, as the user typed them: "toolcage install claude".
+    const std::string where = command_words(*leaf);
     bool dashdash = std::find(args.begin(), args.end(), "--") != args.end();
     const std::vector<std::string> known = option_names(*leaf);
     for (std::size_t i = at; i < args.size() && args[i] != "--"; ++i) {
         const std::string& a = args[i];
         if (!a.starts_with("-")) continue;
         std::string flag = a.substr(0, a.find('='));
-        if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
+        if (std::find(known.begin(), known.end(), flag) != known.end()) {
+            // Its value is not an option of ours ("-n -5"): the word after it is skipped.
+            const CLI::Option* o = leaf->get_option_no_throw(flag);
+            if (o && o->get_type_size() != 0 && a.find('=') == std::string::npos) ++i;
+            continue;
+        }
         std::string n = nearest(flag, known);
         if (takes_command(leaf->get_name()) && !dashdash) {
             // The first word that is not one of our options starts the command.
@@ -137,23 +159,43 @@ std::string slip_hint(CLI::App& app, const std::vector<std::string>& args) {
                            : 1;
             }
             if (cmd < args.size() && !n.empty() && cmd > i)
-                return program + " " + leaf->get_name() + ": unknown option \"" + flag +
-                       "\"; did you mean " + n + "?";
+                return where + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
             std::string before = join_args(
                 std::vector<std::string>(
                     args.begin(),
                     args.begin() + static_cast<std::ptrdiff_t>(std::min(cmd, args.size()))),
                 0);
-            return program + " " + leaf->get_name() + ": put -- before the command: " + program +
+            return where + ": put -- before the command: " + program +
                    " " + before + (before.empty() ? "" : " ") + "-- " +
                    join_args(args, std::min(cmd, args.size()));
         }
-        if (!n.empty())
-            return program + " " + leaf->get_name() + ": unknown option \"" + flag +
-                   "\"; did you mean " + n + "?";
-        return {};
+        if (!n.empty()) return where + ": unknown option \"" + flag + "\"; did you mean " + n + "?";
+        return unknown_option(where, flag);
     }
     return {};
+}
+
+std::string command_words(const CLI::App& leaf) {
+    std::string words;
+    for (const CLI::App* a = &leaf; a; a = a->get_parent()) {
+        std::string name = a->get_name().empty() ? "toolcage" : a->get_name();
+        words = words.empty() ? name : name + " " + words;
+    }
+    return words;
+}
+
+std::string parsed_command_words(const CLI::App& app) {
+    const CLI::App* at = &app;
+    for (bool deeper = true; deeper;) {
+        deeper = false;
+        for (const CLI::App* s : at->get_subcommands([](const CLI::App*) { return true; }))
+            if (s->parsed()) {
+                at = s;
+                deeper = true;
+                break;
+            }
+    }
+    return command_words(*at);
 }
 
 }  // namespace toolcage::cli

@@ -19,6 +19,12 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
 // After CLI11 refused argv: one line that says how to fix it, or "" when there is nothing to add.
 std::string slip_hint(CLI::App& app, const std::vector<std::string>& args);
 
+// The words that name a (sub)command as typed: "toolcage install claude". Every message a
+// subcommand prints starts with them.
+std::string command_words(const CLI::App& leaf);
+// The same for the deepest subcommand the command line chose ("toolcage" when none).
+std::string parsed_command_words(const CLI::App& app);
+
 // The version line every binary and subcommand prints for --version.
 inline constexpr const char* kVersion = TOOLCAGE_VERSION;
 

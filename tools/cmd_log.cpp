@@ -20,6 +20,7 @@
 #include "common/error.h"
 #include "fleet/forward.h"
 #include "tools/commands.h"
+#include "tools/log_programs.h"
 
 namespace toolcage::cli {
 
@@ -168,7 +169,7 @@ int run_log(const LogOptions& o) {
         }
         if (!matches(*e, f)) continue;
         if (o.stats) {
-            count_entry(stats, *e);
+            count_entry(stats, *e, log_programs);
         } else if (o.json) {
             raw.push_back(std::move(line));
             if (raw.size() > keep) raw.pop_front();

@@ -45,7 +45,8 @@ Subcommand add_run_command(CLI::App& app) {
                 else if (o->verbose)
                     std::cerr << grant_summary(load_checked_policy(o->policy), resolve_workdir(o->workdir, "run"),
                                                o->read_only,
-                                               o->workspace.empty() ? "" : resolve_workdir(o->workspace, "run"));
+                                               o->workspace.empty() ? "" : resolve_workdir(o->workspace, "run"),
+                                               /*list_reads=*/true);
                 // The relay's configuration is the launcher's own (the policy and the user's
                 // files, never an environment variable), read only when a policy enables it.
                 o->start_relay = [step_id = o->step_id](const RelayPolicy& relay, std::uint16_t inside_port) {

@@ -11,6 +11,9 @@ namespace toolcage::cli {
 
 namespace {
 
+// What the commands that select a policy name it by: the user's new policy has no name yet.
+constexpr const char* kPolicyName = "NAME";
+
 // The next milder verdict, which an override of the deciding rule would give; an allow can
 // only be made stricter.
 Decision milder(Decision d) {
@@ -72,10 +75,26 @@ std::vector<classify::RuleHit> distinct_hits(const classify::Explanation& e) {
     return out;
 }
 
+// How each agent toolcage is installed into is pointed at the new policy: a policy installed
+// under a new name changes nothing until the agent's hook runs with it.
+std::string select_text(const std::vector<PolicySelection>& select) {
+    const std::string name = kPolicyName;
+    std::string o;
+    if (select.empty())
+        return "           and run the agent's hook with it: `toolcage install claude|hermes|openclaw --policy " + name +
+               "` (" + name + ": the installed policy's name; no agent runs toolcage's hook yet)\n";
+    o = "           and point each agent at it (" + name + ": the installed policy's name):\n";
+    for (const auto& a : select) {
+        o += "             " + a.agent + " (" + a.where + "): " + a.command + "\n";
+        if (!a.line.empty()) o += "               or the line " + a.line + "\n";
+    }
+    return o;
+}
+
 }  // namespace
 
 nlohmann::json explain_json(const std::string& command, const classify::Explanation& e,
-                            const Policy& policy) {
+                            const Policy& policy, const std::vector<PolicySelection>& select) {
     nlohmann::json hits = nlohmann::json::array();
     for (const auto& h : distinct_hits(e)) {
         nlohmann::json j = {{"rule", h.rule}, {"verdict", std::string(to_string(h.decision))}, {"reason", h.reason}};
@@ -85,6 +104,12 @@ nlohmann::json explain_json(const std::string& command, const classify::Explanat
     Change c = change_for(e, policy);
     nlohmann::json overrides = nlohmann::json::object();
     for (const auto& id : c.rules) overrides[id] = std::string(to_string(c.want));
+    nlohmann::json agents = nlohmann::json::array();
+    for (const auto& a : select) {
+        nlohmann::json j = {{"agent", a.agent}, {"where", a.where}, {"command", a.command}};
+        if (!a.line.empty()) j["soul_line"] = "toolcage: " + std::string(kPolicyName);
+        agents.push_back(std::move(j));
+    }
     return {{"command", command},
             {"parsed", !parse_failed(e)},
             {"programs", e.programs},
@@ -94,11 +119,14 @@ nlohmann::json explain_json(const std::string& command, const classify::Explanat
             {"reason", e.verdict.reason},
             {"policy", policy.name},
             {"policy_file", policy.file},
-            {"to_change", {{"verdict", std::string(to_string(c.want))}, {"overrides", overrides}}}};
+            {"to_change", {{"verdict", std::string(to_string(c.want))},
+                           {"overrides", overrides},
+                           {"policy_name", kPolicyName},
+                           {"select", agents}}}};
 }
 
 std::string explain_text(const std::string& command, const classify::Explanation& e,
-                         const Policy& policy) {
+                         const Policy& policy, const std::vector<PolicySelection>& select) {
     std::ostringstream o;
     const Verdict& v = e.verdict;
     o << "command:   " << command << '\n';
@@ -137,6 +165,7 @@ std::string explain_text(const std::string& command, const classify::Explanation
       << " with the policy's \"overrides\": {" << entries << "}";
     if (c.own) o << " (or edit the policy's own rule of that id)";
     o << "\n           then `toolcage policy validate FILE` and `toolcage policy install FILE`\n";
+    o << select_text(select);
     o << "(the hook also protects toolcage's own files, git config and protected paths; `toolcage "
          "check` "
          "shows the classifier alone)\n";

@@ -44,7 +44,8 @@ std::string resolve_workdir(const std::string& given, const std::string& command
 
 // What a step run in `wd` is granted, in a person's words: the right-by-right report below it
 // has the same as raw path lists.
-std::string grant_summary(const Policy& p, const std::string& wd, bool read_only, const std::string& workspace) {
+std::string grant_summary(const Policy& p, const std::string& wd, bool read_only, const std::string& workspace,
+                          bool list_reads) {
     // The workspace as `run` decides it (common/workspace_choice.h): none where none may be.
     const workspace::Choice chosen =
         workspace.empty() ? workspace::decide(wd, workspace::with_roots(workspace::guarded_from_process(),
@@ -73,7 +74,12 @@ std::string grant_summary(const Policy& p, const std::string& wd, bool read_only
         o += "  writes:    " + joined(writes, "nothing but its TMPDIR") + "\n";
         o += "  TMPDIR:    a fresh directory per step, removed after it\n";
     }
-    o += "  reads:     " + std::to_string(c.read.size()) + " paths (listed under \"paths\" below)\n";
+    if (list_reads) {
+        o += "  reads:     " + std::to_string(c.read.size()) + " paths:\n";
+        for (const auto& r : c.read) o += "               " + r + "\n";
+    } else {
+        o += "  reads:     " + std::to_string(c.read.size()) + " paths (listed under \"paths\" below)\n";
+    }
     o += "  network:   " +
          (p.relay.enabled && !read_only ? "HTTPS through the relay to " + joined(p.relay.allow, "no host") + " only"
                           : std::string("none (no relay: every TCP connect refused)")) + "\n";

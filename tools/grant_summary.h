@@ -14,8 +14,9 @@ std::string resolve_workdir(const std::string& given, const std::string& command
 
 // The workspace, the writes (none in the read-only cage), TMPDIR, reads, network and limits of a
 // step run in `wd` under `p`; its workspace is `workspace` (run's --workspace, resolved) when
-// given, else the one chosen from `wd`.
+// given, else the one chosen from `wd`. `list_reads`: the paths it reads are listed here (run
+// --verbose); else only counted, for a report that lists them below (doctor's "paths").
 std::string grant_summary(const Policy& p, const std::string& wd, bool read_only,
-                          const std::string& workspace = "");
+                          const std::string& workspace = "", bool list_reads = false);
 
 }  // namespace toolcage::cli

@@ -67,9 +67,26 @@ void add_version_flags(CLI::App& app) {
     }
 }
 
+// An error's line names the command it ended ("toolcage install claude: …"), once: a message
+// that already starts with the command's words or its last word ("explain: …") keeps them once.
+// The hook's stays "toolcage: …", the prefix every agent's refusal carries.
+std::string error_line(const CLI::App& app, const std::string& what) {
+    const std::string words = parsed_command_words(app);
+    if (words == "toolcage" || words.starts_with("toolcage hook")) return "toolcage: " + what;
+    std::string rest = what;
+    const std::string sub = words.substr(std::string("toolcage ").size());
+    const std::string last = words.substr(words.rfind(' ') + 1);
+    for (const std::string& said : {sub, last})
+        if (rest.starts_with(said + ": ")) {
+            rest = rest.substr(said.size() + 2);
+            break;
+        }
+    return words + ": " + rest;
+}
+
 int run_main(int argc, char** argv) {
+    CLI::App app{"toolcage: a second fence for AI agents that run other people's code", "toolcage"};
     try {
-        CLI::App app{"toolcage: a second fence for AI agents that run other people's code", "toolcage"};
         app.require_subcommand(1);
         app.set_version_flag("--version", std::string("toolcage ") + kVersion);
         std::vector<Subcommand> subs = register_subcommands(app, argc, argv);
@@ -82,6 +99,11 @@ int run_main(int argc, char** argv) {
             std::string hint;
             if (e.get_exit_code() != 0) hint = slip_hint(app, std::vector<std::string>(argv + 1, argv + argc));
             int rc = 0;
+            if (hint.empty() && e.get_exit_code() != 0) {
+                // Any other mistake CLI11 finds: its words, under the command's own.
+                const std::string words = parsed_command_words(app);
+                hint = words + ": " + e.what() + "; see `" + words + " --help`";
+            }
             if (hint.empty())
                 rc = app.exit(e);
             else
@@ -95,10 +117,10 @@ int run_main(int argc, char** argv) {
         std::fprintf(stderr, "toolcage: no subcommand given (try toolcage --help)\n");
         return kExitBlock;
     } catch (const toolcage::Error& e) {
-        std::fprintf(stderr, "toolcage: %s\n", e.what());
+        std::fprintf(stderr, "%s\n", error_line(app, e.what()).c_str());
         refuse_hook_call(argc, argv, e.what());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "toolcage: internal error: %s\n", e.what());
+        std::fprintf(stderr, "%s\n", error_line(app, std::string("internal error: ") + e.what()).c_str());
         refuse_hook_call(argc, argv, std::string("internal error: ") + e.what());
     } catch (...) {
         std::fprintf(stderr, "toolcage: internal error\n");

@@ -1,5 +1,7 @@
 #include "hook/install/failure_report.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/regular_file.h"
@@ -42,7 +44,8 @@ std::vector<json> claude_entries(const json& settings) {
     return out;
 }
 
-void report_claude(const std::string& workdir, std::vector<AgentFailureReport>& out) {
+// Claude Code's settings files: the user's, then the project's.
+std::vector<std::string> claude_settings_files(const std::string& workdir) {
     std::vector<std::string> files;
     if (!user_home().empty())
         for (const char* f : {"/.claude/settings.json", "/.claude/settings.local.json"})
@@ -50,8 +53,42 @@ void report_claude(const std::string& workdir, std::vector<AgentFailureReport>& 
     if (!workdir.empty())
         for (const char* f : {"/.claude/settings.json", "/.claude/settings.local.json"})
             files.push_back(workdir + f);
+    return files;
+}
+
+// The Hermes profiles with toolcage's plugin: ~/.hermes, then ~/.hermes/profiles/* by name.
+std::vector<std::pair<std::string, json>> hermes_profiles() {
+    std::vector<std::pair<std::string, json>> out;
+    if (user_home().empty()) return out;
+    const std::string root = user_home() + "/.hermes";
+    std::vector<std::string> homes{root};
+    std::error_code ec;
+    std::vector<std::string> named;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/profiles", ec))
+        if (e.is_directory(ec)) named.push_back(e.path().string());
+    std::sort(named.begin(), named.end());
+    homes.insert(homes.end(), named.begin(), named.end());
+    for (const auto& home : homes) {
+        auto config = read_json(home + "/plugins/toolcage/config.json");
+        if (config && config->is_object() && config->contains("toolcage")) out.emplace_back(home, *config);
+    }
+    return out;
+}
+
+std::optional<std::string> openclaw_config() {
+    if (user_home().empty()) return std::nullopt;
+    const std::string file = user_home() + "/.openclaw/openclaw.json";
+    auto doc = read_json(file);
+    const json::json_pointer at("/plugins/entries/toolcage");
+    if (!doc || !doc->is_object() || !doc->contains(at)) return std::nullopt;
+    const json& entry = (*doc)[at];
+    if (!entry.is_object() || (entry.contains("enabled") && entry["enabled"] != true)) return std::nullopt;
+    return file;
+}
+
+void report_claude(const std::string& workdir, std::vector<AgentFailureReport>& out) {
     std::optional<DetectedClaude> claude;  // asked once, when a hook is found
-    for (const std::string& file : files) {
+    for (const std::string& file : claude_settings_files(workdir)) {
         auto doc = read_json(file);
         if (!doc) continue;
         for (const json& entry : claude_entries(*doc)) {
@@ -76,30 +113,31 @@ void report_claude(const std::string& workdir, std::vector<AgentFailureReport>& 
 }
 
 void report_hermes(std::vector<AgentFailureReport>& out) {
-    if (user_home().empty()) return;
-    const std::string plugin = user_home() + "/.hermes/plugins/toolcage";
-    auto config = read_json(plugin + "/config.json");
-    if (!config || !config->is_object() || !config->contains("toolcage")) return;
-    std::string timeout = config->contains("timeout_seconds") ? (*config)["timeout_seconds"].dump() : "10";
-    out.push_back({"hermes", plugin, true,
-                   "toolcage's plugin blocks a call when toolcage cannot start, crashes or gives no "
-                   "answer within " + timeout + " s (timeout_seconds in its config.json)"});
+    for (const auto& [home, config] : hermes_profiles()) {
+        std::string timeout = config.contains("timeout_seconds") ? config["timeout_seconds"].dump() : "10";
+        out.push_back({"hermes", home + "/plugins/toolcage", true,
+                       "toolcage's plugin blocks a call when toolcage cannot start, crashes or gives no "
+                       "answer within " + timeout + " s (timeout_seconds in its config.json)"});
+    }
 }
 
 void report_openclaw(std::vector<AgentFailureReport>& out) {
-    if (user_home().empty()) return;
-    const std::string file = user_home() + "/.openclaw/openclaw.json";
-    auto doc = read_json(file);
-    const json::json_pointer at("/plugins/entries/toolcage");
-    if (!doc || !doc->is_object() || !doc->contains(at)) return;
-    const json& entry = (*doc)[at];
-    if (!entry.is_object() || (entry.contains("enabled") && entry["enabled"] != true)) return;
-    out.push_back({"openclaw", file, true,
-                   "toolcage's plugin blocks a call when toolcage cannot start, crashes or gives no "
-                   "answer within 15 s (OpenClaw itself has no timeout for it)"});
+    if (auto file = openclaw_config())
+        out.push_back({"openclaw", *file, true,
+                       "toolcage's plugin blocks a call when toolcage cannot start, crashes or gives no "
+                       "answer within 15 s (OpenClaw itself has no timeout for it)"});
 }
 
 }  // namespace
+
+std::vector<InstalledAgent> installed_agents(const std::string& workdir) {
+    std::vector<InstalledAgent> out;
+    for (const std::string& file : claude_settings_files(workdir))
+        if (auto doc = read_json(file); doc && !claude_entries(*doc).empty()) out.push_back({"claude", file});
+    for (const auto& profile : hermes_profiles()) out.push_back({"hermes", profile.first});
+    if (auto file = openclaw_config()) out.push_back({"openclaw", *file});
+    return out;
+}
 
 std::vector<AgentFailureReport> agent_failure_reports(const std::string& workdir) {
     std::vector<AgentFailureReport> out;

@@ -14,6 +14,16 @@ struct AgentFailureReport {
     std::string detail;  // why, and the fix when it does not
 };
 
+// One agent's configuration that runs toolcage's hook, found without running anything.
+struct InstalledAgent {
+    std::string agent;  // "claude", "hermes", "openclaw"
+    std::string where;  // Claude Code's settings file, the Hermes profile's directory, openclaw.json
+};
+
+// Claude Code's user and project settings (under `workdir`), every Hermes profile (~/.hermes and
+// ~/.hermes/profiles/*) with toolcage's plugin, and OpenClaw's config with toolcage's plugin.
+std::vector<InstalledAgent> installed_agents(const std::string& workdir);
+
 // The agents whose configuration (under the user database's home, and Claude Code's project
 // settings under `workdir`) runs toolcage's hook. Nothing is changed; Claude Code's version is
 // asked of the `claude` on PATH.

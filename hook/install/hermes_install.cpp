@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "common/error.h"
+#include "hook/install/hermes_hook_lines.h"
 #include "hook/install/hermes_plugin.h"
 #include "hook/install/hermes_version.h"
 #include "hook/install/install.h"
@@ -20,11 +21,6 @@
 namespace toolcage::install {
 
 namespace {
-
-// The tools whose calls toolcage decides on: shell commands, Python, and file writes.
-constexpr std::string_view kMatcher = "terminal|execute_code|write_file|patch";
-constexpr int kTimeoutSeconds = 10;
-constexpr std::string_view kEvent = "pre_tool_call";
 
 // Our block in config.yaml is fenced by these comment lines, so uninstall finds exactly it.
 constexpr std::string_view kBegin =
@@ -79,54 +75,6 @@ std::string hermes_command() {
     return shell_quote(toolcage_binary()) + " hook --agent hermes";
 }
 
-std::string yaml_quote(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
-// A YAML scalar as written on one line: quoted ("..." with \" and \\, '...' with ''), or plain.
-std::string yaml_unquote(std::string_view v) {
-    v = trim(v);
-    std::string out;
-    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') {
-        for (size_t i = 1; i + 1 < v.size(); ++i) {
-            if (v[i] == '\\' && i + 2 < v.size()) ++i;
-            out += v[i];
-        }
-        return out;
-    }
-    if (v.size() >= 2 && v.front() == '\'' && v.back() == '\'') {
-        for (size_t i = 1; i + 1 < v.size(); ++i) {
-            out += v[i];
-            if (v[i] == '\'' && v[i + 1] == '\'') ++i;
-        }
-        return out;
-    }
-    if (size_t hash = v.find(" #"); hash != std::string_view::npos) v = trim(v.substr(0, hash));
-    return std::string(v);
-}
-
-std::vector<std::string> hook_lines(const std::string& command) {
-    return {"hooks:",
-            "  " + std::string(kEvent) + ":",
-            "    - matcher: " + yaml_quote(kMatcher),
-            "      command: " + yaml_quote(command),
-            "      timeout: " + std::to_string(kTimeoutSeconds),
-            "      fail_closed: true"};
-}
-
 std::string indented(const std::vector<std::string>& lines) {
     std::string out;
     for (const auto& l : lines) out += "    " + l + "\n";
@@ -179,6 +127,15 @@ std::optional<std::string> block_command(const TextLines& t, const Block& b) {
     return std::nullopt;
 }
 
+// toolcage's lines as they should read now, in the shape they were written in (a `hooks:` key
+// of their own, or merged into the user's).
+std::vector<std::string> block_body(const TextLines& t, const Block& b, const std::string& command) {
+    HookShape shape;
+    if (b.body < b.end)
+        if (auto s = hermes_hook_shape(t.lines[b.body])) shape = *s;
+    return hermes_hook_lines(command, shape);
+}
+
 bool block_body_is(const TextLines& t, const Block& b, const std::vector<std::string>& want) {
     if (b.end - b.body != want.size()) return false;
     for (size_t i = 0; i < want.size(); ++i)
@@ -208,8 +165,8 @@ Outcome by_hand(const fs::path& file, const std::string& why, const std::string&
             "Merge these lines into it by hand (`toolcage` into the list under `plugins: "
             "enabled:`, the entry under `hooks: pre_tool_call:`), then run "
             "`toolcage install hermes` again to install the plugin and record Hermes' approval "
-            "of the hook:\n\n" +
-            indented(plugin_enable_lines()) + indented(hook_lines(command));
+            "of the hook (`toolcage uninstall hermes` takes these lines out again, as printed):\n\n" +
+            indented(plugin_enable_lines()) + indented(hermes_hook_lines(command));
     return o;
 }
 
@@ -224,13 +181,13 @@ ConfigPlan plan_config_install(const fs::path& path, const std::string& command)
     FileState st = read_file_state(path);
     TextLines t = TextLines::split(st.content);
     const std::string cr = t.cr();
-    const auto body = hook_lines(command);
     auto with_cr = [&](std::vector<std::string> v) {
         for (auto& l : v) l += cr;
         return v;
     };
     auto block = find_block(t, st.path);
     if (block) {
+        const auto body = block_body(t, *block, command);
         if (block_body_is(t, *block, body)) return plan;
         if (auto old = block_command(t, *block); old && *old != command) plan.old_command = old;
         t.lines.erase(t.lines.begin() + static_cast<long>(block->body),
@@ -249,9 +206,14 @@ ConfigPlan plan_config_install(const fs::path& path, const std::string& command)
             command);
         return plan;
     }
+    const auto body = hermes_hook_lines(command);
     const TopLevelKey* hooks = nullptr;
-    for (const auto& k : scan.keys)
-        if (k.name == "hooks") hooks = &k;
+    std::size_t hooks_end = t.lines.size();
+    for (std::size_t i = 0; i < scan.keys.size(); ++i)
+        if (scan.keys[i].name == "hooks") {
+            hooks = &scan.keys[i];
+            if (i + 1 < scan.keys.size()) hooks_end = scan.keys[i + 1].line;
+        }
     std::vector<std::string> fenced{std::string(kBegin) + cr};
     if (hooks && empty_value(hooks->value) && !hooks->has_children) {
         // `hooks: {}` is what Hermes writes by default: an empty mapping toolcage can fill and,
@@ -279,10 +241,26 @@ ConfigPlan plan_config_install(const fs::path& path, const std::string& command)
                                    command);
             return plan;
         }
-        plan.refused = by_hand(st.path,
-                               "it already has a top-level `hooks:` key (line " +
-                                   std::to_string(hooks->line + 1) + ")",
-                               command);
+        // The user's own hooks: toolcage's entry goes in among them, fenced like the rest.
+        HookPlace place = hooks->has_children && empty_value(hooks->value)
+                              ? place_hermes_hook(t, hooks->line, hooks_end)
+                              : HookPlace{0, {}, false, "", "its value is written on the `hooks:` line (flow style)"};
+        if (!place.refused.empty()) {
+            plan.refused = by_hand(st.path,
+                                   "its `hooks:` (line " + std::to_string(hooks->line + 1) +
+                                       ") cannot take toolcage's entry line by line (" + place.refused + ")",
+                                   command);
+            return plan;
+        }
+        if (place.replaces) {
+            fenced.push_back(std::string(kFlag) + std::string(kFlagReplaced) +
+                             std::string(bare(t.lines[place.at])) + cr);
+            t.lines.erase(t.lines.begin() + static_cast<long>(place.at));
+        }
+        for (auto& l : with_cr(hermes_hook_lines(command, place.shape))) fenced.push_back(l);
+        fenced.push_back(std::string(kEnd) + cr);
+        t.lines.insert(t.lines.begin() + static_cast<long>(place.at), fenced.begin(), fenced.end());
+        plan.edit = FileEdit{st, t.join(), place.what};
         return plan;
     }
     if (!st.exists) fenced.push_back(std::string(kFlag) + std::string(kFlagCreated) + cr);
@@ -307,12 +285,25 @@ ConfigPlan plan_config_uninstall(const FileState& st, const std::string& content
     if (!block) {
         if (content != st.content) plan.edit = FileEdit{st, content, "removed toolcage's plugin from plugins.enabled"};
         if (auto line = hand_written_entry(t, std::nullopt)) {
+            // Merged by hand from the lines `install hermes` printed: those lines come out again.
+            PrintedEntryRemoval removal = remove_printed_hermes_hook(t, *line);
+            if (removal.without) {
+                plan.old_command = command_value(t.lines[*line]);
+                plan.edit = FileEdit{st, removal.without->join(),
+                                     std::string(content != st.content ? "removed toolcage's plugin from "
+                                                                         "plugins.enabled and " : "removed ") +
+                                         "the pre_tool_call hook merged by hand (line " +
+                                         std::to_string(*line + 1) + ")"};
+                return plan;
+            }
+            // The lines named as the file has them (before the plugin's lines came out).
+            const TextLines file = TextLines::split(st.content);
+            if (auto at = hand_written_entry(file, std::nullopt))
+                removal = remove_printed_hermes_hook(file, *at);
             Outcome o;
             o.exit_code = 2;
-            o.err = "toolcage uninstall hermes: " + st.path.string() + ": line " +
-                    std::to_string(*line + 1) +
-                    " runs toolcage's hook, but toolcage did not write it; remove that entry from "
-                    "`hooks:` by hand, "
+            o.err = "toolcage uninstall hermes: " + st.path.string() + ": " + removal.refused +
+                    "; remove that entry from `hooks:` by hand, "
                     "then run `toolcage uninstall hermes` again to withdraw the approval (nothing "
                     "was changed)\n";
             plan.refused = o;
@@ -350,7 +341,7 @@ ojson approval(const std::string& command) {
     ojson e = ojson::object();
     e["approved_at"] = iso_utc(now_micros());
     e["command"] = command;
-    e["event"] = kEvent;
+    e["event"] = kHermesEvent;
     struct stat st {};
     std::string bin = toolcage_binary();
     if (::stat(bin.c_str(), &st) == 0)
@@ -362,7 +353,7 @@ ojson approval(const std::string& command) {
 }
 
 bool is_approval_for(const ojson& e, const std::string& command) {
-    return e.is_object() && e.value("event", "") == kEvent && e.contains("command") &&
+    return e.is_object() && e.value("event", "") == kHermesEvent && e.contains("command") &&
            e["command"].is_string() && e["command"].get<std::string>() == command;
 }
 
@@ -482,7 +473,7 @@ Outcome print_hermes(const HermesOptions& o, const std::string& intro) {
               hermes_plugin_config(toolcage_binary(), home) +
               "\n# 2. In " + (home / "config.yaml").string() +
               ": enable the plugin, and keep the shell hook as the second layer:\n" +
-              indented(plugin_enable_lines()) + indented(hook_lines(command)) + "\n# 3. " +
+              indented(plugin_enable_lines()) + indented(hermes_hook_lines(command)) + "\n# 3. " +
               (home / "shell-hooks-allowlist.json").string() +
               " (Hermes skips an unapproved hook where no terminal can ask):\n" + allow.dump(2) +
               "\n\n# 4. The policy: `toolcage: NAME` in the front matter of " +

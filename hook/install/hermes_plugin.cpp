@@ -302,12 +302,63 @@ EnableEdit enable_plugin(const std::string& config_text) {
     return e;
 }
 
+namespace {
+
+bool content_line(std::string_view l) {
+    std::string_view t = trim(bare(l));
+    return !t.empty() && t[0] != '#';
+}
+
+// The `- toolcage` item of a block list `plugins: enabled:` (a line scan, as enable_plugin's):
+// the file without it, without an `enabled:` it leaves empty and a `plugins:` left empty.
+std::optional<TextLines> without_listed_plugin(TextLines t) {
+    TopLevelScan scan = scan_top_level(t);
+    if (!scan.problem.empty()) return std::nullopt;
+    size_t plugins = t.lines.size(), next_top = t.lines.size();
+    for (size_t i = 0; i < scan.keys.size(); ++i)
+        if (scan.keys[i].name == "plugins" && scan.keys[i].value.empty()) {
+            plugins = scan.keys[i].line;
+            if (i + 1 < scan.keys.size()) next_top = scan.keys[i + 1].line;
+        }
+    if (plugins == t.lines.size()) return std::nullopt;
+    const std::string name = kHermesPluginName;
+    for (size_t i = plugins + 1; i < next_top; ++i) {
+        std::string_view l = bare(t.lines[i]);
+        if (!content_line(l) || trim(l) != "enabled:") continue;
+        const size_t key_indent = indent_of(l);
+        size_t item = next_top, items = 0;
+        for (size_t j = i + 1; j < next_top; ++j) {
+            std::string_view m = bare(t.lines[j]);
+            if (!content_line(m)) continue;
+            if (indent_of(m) < key_indent || !m.substr(indent_of(m)).starts_with("- ")) break;
+            ++items;
+            std::string it(trim(m.substr(indent_of(m) + 2)));
+            if (it == name || it == "\"" + name + "\"" || it == "'" + name + "'") item = j;
+        }
+        if (item == next_top) return std::nullopt;
+        t.lines.erase(t.lines.begin() + static_cast<long>(item));
+        if (items > 1) return t;
+        t.lines.erase(t.lines.begin() + static_cast<long>(i));
+        const size_t end = next_top - 2;  // the block, without the two lines
+        for (size_t j = plugins + 1; j < end; ++j)
+            if (content_line(t.lines[j])) return t;  // other plugin settings stay
+        t.lines.erase(t.lines.begin() + static_cast<long>(plugins));
+        return t;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> disable_plugin(const std::string& config_text, const std::string& file) {
     TextLines t = TextLines::split(config_text);
     size_t begin = t.lines.size();
     for (size_t i = 0; i < t.lines.size(); ++i)
         if (bare(t.lines[i]) == kBegin) begin = i;
-    if (begin == t.lines.size()) return std::nullopt;
+    if (begin == t.lines.size()) {
+        if (auto without = without_listed_plugin(t)) return without->join();
+        return std::nullopt;
+    }
     size_t end = begin + 1;
     while (end < t.lines.size() && bare(t.lines[end]) != kEnd) ++end;
     if (end == t.lines.size())

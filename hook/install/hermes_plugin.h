@@ -49,7 +49,9 @@ struct EnableEdit {
     std::string refused;
 };
 EnableEdit enable_plugin(const std::string& config_text);
-// config.yaml without toolcage's fenced plugins lines; nullopt when it has none.
+// config.yaml without toolcage's fenced plugins lines, or else without the `- toolcage` merged by
+// hand into `plugins: enabled:` from the lines install printed (and the `enabled:` and `plugins:`
+// it leaves empty); nullopt when it has neither.
 std::optional<std::string> disable_plugin(const std::string& config_text, const std::string& file);
 
 // Why the plugin Hermes loads under the name "toolcage" from `hermes_home` may not be

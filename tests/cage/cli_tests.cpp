@@ -9,7 +9,9 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -125,6 +127,24 @@ TEST_CASE("toolcage run --verbose says first what the step is granted, in words"
     CHECK(caged.text.find("  writes:    the workspace") != std::string::npos);
     CHECK(caged.text.find("  TMPDIR:    a fresh directory per step") != std::string::npos);
     CHECK(caged.text.find("  network:   HTTPS through the relay to ") != std::string::npos);
+    // The paths it reads are listed where they are counted: each an absolute path that exists
+    // or is the policy's, the system's /usr among them; nothing promises a list elsewhere.
+    CHECK(caged.text.find("listed under") == std::string::npos);
+    const std::string reads = "  reads:     ";
+    const std::size_t at = caged.text.find(reads);
+    REQUIRE(at != std::string::npos);
+    const std::size_t count = std::stoul(caged.text.substr(at + reads.size()));
+    CHECK(count > 0);
+    std::size_t line = caged.text.find('\n', at) + 1;
+    std::vector<std::string> listed;
+    while (caged.text.compare(line, 15, std::string(15, ' ')) == 0) {
+        std::size_t end = caged.text.find('\n', line);
+        listed.push_back(caged.text.substr(line + 15, end - line - 15));
+        line = end + 1;
+    }
+    CHECK(listed.size() == count);
+    for (const auto& p : listed) CHECK(p.starts_with("/"));
+    CHECK(std::find(listed.begin(), listed.end(), "/usr") != listed.end());
     // The read-only cage writes nothing and has no network, whatever the policy's relay.
     Out ro = shell("cd " + d + " && " + bin + " run --verbose --read-only --policy forge -- /bin/true");
     INFO(ro.text);

@@ -330,8 +330,9 @@ class AsNobody(unittest.TestCase):
     def test_the_collector_tests_pass_as_nobody(self):
         # The clone may lie where only root can enter (/root): nobody runs copies of the test, its
         # schemas and the built programs, in a scratch directory every user can enter, and keeps
-        # its state in a test state directory of its own there (common/user_home.cpp).
-        scratch = tempfile.mkdtemp(prefix="toolcage-fleet-nobody-")
+        # its state in a test state directory of its own there (common/user_home.cpp). /tmp, not
+        # $TMPDIR: root's may be one nobody cannot enter.
+        scratch = tempfile.mkdtemp(prefix="toolcage-fleet-nobody-", dir="/tmp")
         self.addCleanup(shutil.rmtree, scratch, True)
         os.chmod(scratch, 0o755)
         tree = os.path.join(scratch, "fleet")
@@ -350,7 +351,7 @@ class AsNobody(unittest.TestCase):
                 f = os.path.join(d, n)
                 os.chmod(f, 0o755 if os.access(f, os.X_OK) else 0o644)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "TOOLCAGE_BIN": bin_copy, "TOOLCAGE_RELAY_BIN": relay_copy,
-               "TOOLCAGE_FLEET_AS": "nobody", "LANG": "C.UTF-8",
+               "TOOLCAGE_FLEET_AS": "nobody", "LANG": "C.UTF-8", "PYTHONPATH": tree,
                "TOOLCAGE_SANITIZED": os.environ.get("TOOLCAGE_SANITIZED", "")}
         if os.environ.get("TOOLCAGE_STATE_DIR"):
             state = os.path.join(scratch, "nobody-state")

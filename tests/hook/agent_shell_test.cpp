@@ -41,7 +41,7 @@ std::vector<std::string> as_user(User u, std::vector<std::string> argv) {
 // A scratch tree every user can use: a workspace (a git tree with sub/), a home, a directory
 // outside both where a payload that escaped leaves its mark, and a log.
 struct Tree {
-    TempDir root{TOOLCAGE_HOOK_TEST_DIR};
+    TempDir root{testsupport::scratch_parent(TOOLCAGE_HOOK_TEST_DIR)};
     std::string ws = root / "ws", home = root / "home", outside = root / "outside", log = root / "log.jsonl";
     Tree() {
         for (const std::string& d : {ws + "/.git", ws + "/sub", ws + "/bin", home, outside, outside + "/sub"})
@@ -163,7 +163,9 @@ private:
 std::optional<std::string> through_hook(const std::string& agent, const std::string& policy, User u,
                                         const Tree& t, const std::string& command, const std::string& cwd) {
     auto hook = [&](const json& payload) {
-        auto argv = as_user(u, {TOOLCAGE_BIN, "hook", "--agent", agent, "--policy", policy});
+        // Nobody runs a copy it can reach; the rewrite it answers names that copy for the cage.
+        const std::string toolcage = u == User::nobody ? testsupport::reachable(TOOLCAGE_BIN) : TOOLCAGE_BIN;
+        auto argv = as_user(u, {toolcage, "hook", "--agent", agent, "--policy", policy});
         std::string bin = argv[0];
         argv.erase(argv.begin());
         return run_binary(bin, argv, payload.dump(), t.env());

@@ -224,6 +224,41 @@ TEST_CASE("toolcage log --stats counts what the log holds", "[cli][log]") {
     CHECK(claude == by_agent["claude"]);
 }
 
+TEST_CASE("toolcage log --stats counts the programs the shell parser finds, past wrappers",
+          "[cli][log]") {
+    HookFixture f;
+    // Each command with the programs it runs; the words that are no program are never counted.
+    const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
+        {"for f in a b; do echo \"$f\"; done", {"echo"}},
+        {"if test -f x; then ls -la; else pwd; fi", {"ls", "pwd", "test"}},
+        {"cat <<EOF > notes.txt\nrm -rf /\nmake all\nEOF", {"cat"}},
+        {"sudo -u bob ls /root", {"ls", "sudo"}},
+        {"env FOO=1 nice -n 5 timeout 3 make -j4", {"env", "make", "nice", "timeout"}},
+        {"find . -name '*.o' | xargs -n1 rm", {"find", "rm", "xargs"}},
+        {"while read -r line; do grep -q x \"$line\"; done < list", {"grep", "read"}},
+        {"bash -c 'git status && git diff'", {"bash", "git"}},
+        {"echo 'unclosed", {"(not parsed)"}},
+    };
+    std::map<std::string, int> want;
+    std::ostringstream log;
+    for (int round = 0; round < 3; ++round)
+        for (const auto& [command, programs] : commands) {
+            log << json{{"time", "2026-11-30T10:00:00.000Z"}, {"agent", "claude"}, {"tool", "Bash"}, {"kind", "shell"},
+                        {"verdict", "cage"}, {"rule", "r"}, {"reason", "r"}, {"command", command}}
+                       .dump()
+                << '\n';
+            for (const auto& p : programs) ++want[p];
+        }
+    write_file(f.log, log.str());
+    RunResult r = tc(f, {"log", "--stats", "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    std::map<std::string, int> got = json::parse(r.out)["by_program"].get<std::map<std::string, int>>();
+    CHECK(got == want);
+    for (const char* not_a_program : {"do", "done", "then", "else", "fi", "bob", "a", "EOF", "-u", "FOO=1", "in"})
+        CHECK(got.count(not_a_program) == 0);
+}
+
 TEST_CASE("toolcage log shows recent decisions as a table, filtered by verdict and time",
           "[cli][log]") {
     HookFixture f;
@@ -261,6 +296,106 @@ TEST_CASE("toolcage explain names the programs, the deciding rule and the overri
     RunResult c = tc(f, {"check", "--explain", "--cwd", f.ws, "--", "ls -la"});
     CHECK(c.out.find("verdict:   allow") != std::string::npos);
     CHECK(c.out.find("readonly.ls") != std::string::npos);
+}
+
+TEST_CASE("toolcage explain takes --workdir as check and run do, and names its own unknown options",
+          "[cli][explain]") {
+    HookFixture f;
+    for (const char* cmd : {"rm -rf out", "npm install"}) {
+        RunResult cwd = tc(f, {"explain", "--json", "--cwd", f.ws, "--", cmd});
+        RunResult workdir = tc(f, {"explain", "--json", "--workdir", f.ws, "--", cmd});
+        INFO(cmd << ": " << cwd.err << workdir.err);
+        REQUIRE(cwd.exit_code == 0);
+        CHECK(workdir.out == cwd.out);
+        CHECK(json::parse(workdir.out)["workspace"] == json::parse(cwd.out)["workspace"]);
+    }
+    RunResult bad = tc(f, {"explain", "--frobnicate-the-widgets", "--", "ls"});
+    INFO(bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err ==
+          "toolcage explain: unknown option \"--frobnicate-the-widgets\"; see `toolcage explain --help` for the "
+          "options\n");
+    RunResult near = tc(f, {"explain", "--workdri", f.ws, "--", "ls"});
+    CHECK(near.err == "toolcage explain: unknown option \"--workdri\"; did you mean --workdir?\n");
+}
+
+TEST_CASE("every command's messages start with its own words", "[cli]") {
+    HookFixture f;
+    // An option no command has: the line names the command as typed, never a part of it alone.
+    for (std::vector<std::string> words : std::vector<std::vector<std::string>>{
+             {"check"}, {"explain"}, {"log"}, {"run"}, {"doctor"}, {"policy", "validate"}, {"policy", "rules"},
+             {"install", "claude"}, {"install", "hermes"}, {"install", "openclaw"}, {"uninstall", "hermes"},
+             {"uninstall", "claude"}}) {
+        std::string typed = "toolcage";
+        for (const auto& w : words) typed += " " + w;
+        std::vector<std::string> args = words;
+        args.insert(args.end(), {"--zzz-no-such-option", "--", "ls"});
+        RunResult r = tc(f, args);
+        INFO(typed << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err == typed + ": unknown option \"--zzz-no-such-option\"; see `" + typed +
+                           " --help` for the options\n");
+    }
+    // An error a command throws: its words once, whatever the message began with.
+    RunResult both = tc(f, {"install", "hermes", "--profile", "work", "--hermes-home", f.hermes_home});
+    CHECK(both.exit_code == 2);
+    CHECK(both.err.starts_with("toolcage install hermes: "));
+    RunResult missing = tc(f, {"policy", "install", f.ws + "/missing.json"});
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.err.starts_with("toolcage policy install: "));
+    CHECK(missing.err.find("policy install: policy install") == std::string::npos);
+    RunResult policy = tc(f, {"policy"});
+    CHECK(policy.exit_code == 2);
+    CHECK(policy.err.starts_with("toolcage policy: name one of its commands: list, show, validate"));
+    RunResult install = tc(f, {"install", "--dry-run"});
+    CHECK(install.err.starts_with("toolcage install: name one of its commands: hermes, claude, openclaw"));
+    RunResult nothing = tc(f, {"explain"});
+    CHECK(nothing.err.starts_with("toolcage explain: no command given"));
+    RunResult check_nothing = tc(f, {"check", "--explain"});
+    CHECK(check_nothing.err.starts_with("toolcage check: "));
+    // The hook's refusal keeps the prefix every agent's message carries.
+    RunResult hook = run_binary(TOOLCAGE_BIN, {"hook", "--agent", "hermes", "--policy", f.ws + "/missing.json"},
+                                hermes_terminal("ls", f.ws).dump(), f.env);
+    CHECK(hook.exit_code == 2);
+    CHECK(hook.err.starts_with("toolcage: "));
+}
+
+TEST_CASE("explain says how to point each installed agent at another policy", "[cli][explain]") {
+    HookFixture f;
+    // No agent in the workspace's Claude Code settings: the install command to run with it.
+    RunResult none = tc(f, {"explain", "--cwd", f.ws, "--", "git push --force origin main"});
+    INFO(none.out << none.err);
+    REQUIRE(none.exit_code == 0);
+    const std::string settings = f.ws + "/.claude/settings.json";
+    CHECK(none.out.find(settings) == std::string::npos);
+    make_dirs(f.ws + "/.claude");
+    // Claude Code's project settings run the hook: explain names the exact command for that file,
+    // and running it (with a policy's name for NAME) points the hook at that policy.
+    RunResult in = tc(f, {"install", "claude", "--settings", settings, "--claude-version", "2.1.0"});
+    INFO(in.out << in.err);
+    REQUIRE(in.exit_code == 0);
+    RunResult e = tc(f, {"explain", "--cwd", f.ws, "--", "git push --force origin main"});
+    INFO(e.out << e.err);
+    REQUIRE(e.exit_code == 0);
+    const std::string command = "toolcage install claude --settings " + settings + " --policy NAME";
+    CHECK(e.out.find("claude (" + settings + "): " + command + "\n") != std::string::npos);
+    json j = json::parse(tc(f, {"explain", "--json", "--cwd", f.ws, "--", "git push --force origin main"}).out);
+    bool listed = false;
+    for (const auto& a : j["to_change"]["select"])
+        if (a["where"] == settings) {
+            listed = true;
+            CHECK(a["agent"] == "claude");
+            CHECK(a["command"] == command);
+        }
+    CHECK(listed);
+    std::vector<std::string> words = {"install", "claude", "--settings", settings, "--policy", "strict",
+                                      "--claude-version", "2.1.0"};
+    RunResult sel = tc(f, words);
+    INFO(sel.out << sel.err);
+    REQUIRE(sel.exit_code == 0);
+    json s = json::parse(read_file(settings));
+    std::string hook = s["hooks"]["PreToolUse"][0]["hooks"][0]["command"];
+    CHECK(hook.find("--policy strict") != std::string::npos);
 }
 
 TEST_CASE("--json gives one JSON object for explain, check --explain and log --stats",

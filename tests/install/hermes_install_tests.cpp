@@ -27,6 +27,18 @@ Run uninstall(const TempDir& d) {
     return run_toolcage({"uninstall", "hermes", "--hermes-home", d.str()}, d.str());
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t nl = text.find('\n', at);
+        out.push_back(text.substr(at, nl - at));
+        if (nl == std::string::npos) break;
+        at = nl + 1;
+    }
+    return out;
+}
+
 json approvals(const TempDir& d) {
     return json::parse(read_file(d / "shell-hooks-allowlist.json"))["approvals"];
 }
@@ -117,19 +129,139 @@ TEST_CASE("install hermes into a profile without config.yaml creates it; uninsta
     CHECK(backups(d.path()).empty());
 }
 
-TEST_CASE("an existing hooks: key is left alone: the lines to merge are printed, exit 2",
+TEST_CASE("install hermes merges its entry into the user's hooks: line by line; uninstall takes "
+          "out exactly that",
+          "[install][hermes]") {
+    struct Shape {
+        const char* name;
+        std::string config;
+        std::vector<std::string> their_pre_tool_call;  // the user's own entries, before ours
+    };
+    const std::vector<Shape> shapes = {
+        {"other events", "model: x\nhooks:\n  post_tool_call:\n    - command: ~/fmt.sh\n# mine\nother: 1\n", {}},
+        {"the same event with entries of its own",
+         "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/audit.sh  # audit\n"
+         "  post_tool_call:\n  - command: x\nterminal:\n  backend: local\n",
+         {"~/audit.sh"}},
+        {"a list at the key's own column", "hooks:\n    pre_tool_call:\n    - command: \"a\"\n    - command: 'b'\n",
+         {"a", "b"}},
+        {"an empty event list", "hooks:\n  on_session_start:\n    - command: hi\n  pre_tool_call: []  # none yet\n", {}},
+        {"an empty event", "hooks:\n  pre_tool_call:\n  post_tool_call: [{command: y}]\n", {}},
+    };
+    for (const auto& shape : shapes) {
+        TempDir d;
+        write_file(d / "config.yaml", shape.config);
+        Run r = install(d);
+        INFO(shape.name << "\n" << r.out << r.err << read_file(d / "config.yaml"));
+        REQUIRE(r.code == 0);
+        const std::string text = read_file(d / "config.yaml");
+        // Every line of the user's is still there, in its order.
+        std::size_t at = 0;
+        for (const auto& line : split_lines(shape.config)) {
+            at = text.find(line, at);
+            CHECK(at != std::string::npos);
+        }
+        CHECK(approvals(d).size() == 1);
+        std::string parsed = yaml_as_json(d / "config.yaml");
+        if (parsed.empty()) {
+            WARN("PyYAML not installed: the YAML is not parsed back");
+        } else {
+            json cfg = json::parse(parsed);
+            json pre = cfg["hooks"]["pre_tool_call"];
+            REQUIRE(pre.size() == shape.their_pre_tool_call.size() + 1);
+            for (std::size_t i = 0; i < shape.their_pre_tool_call.size(); ++i)
+                CHECK(pre[i]["command"] == shape.their_pre_tool_call[i]);
+            CHECK(pre.back()["command"] == command());
+            CHECK(pre.back()["matcher"] == "terminal|execute_code|write_file|patch");
+            CHECK(pre.back()["fail_closed"] == true);
+            TempDir o;
+            write_file(o / "original.yaml", shape.config);
+            json original = json::parse(yaml_as_json(o / "original.yaml"));
+            for (auto& [key, value] : original.items()) {
+                if (key == "hooks") {
+                    for (auto& [event, entries] : value.items())
+                        if (event != "pre_tool_call") CHECK(cfg["hooks"][event] == entries);
+                } else {
+                    CHECK(cfg[key] == value);
+                }
+            }
+        }
+        // A second install changes nothing; uninstall brings back the user's bytes.
+        CHECK(install(d).code == 0);
+        CHECK(read_file(d / "config.yaml") == text);
+        Run u = uninstall(d);
+        INFO(u.out << u.err);
+        REQUIRE(u.code == 0);
+        CHECK(read_file(d / "config.yaml") == shape.config);
+        CHECK(!file_exists(d / "shell-hooks-allowlist.json"));
+    }
+}
+
+TEST_CASE("a hooks: install hermes cannot merge line by line: the lines are printed, exit 2; "
+          "merged by hand, uninstall takes them out",
           "[install][hermes]") {
     TempDir d;
-    const std::string config = "model: x\nhooks:\n  post_tool_call:\n    - command: ~/fmt.sh\n";
+    const std::string config = "model: x\nhooks: {post_tool_call: [{command: ~/fmt.sh}]}\n";
     write_file(d / "config.yaml", config);
     Run r = install(d);
     CHECK(r.code == 2);
-    CHECK(r.err.find("already has a top-level `hooks:` key (line 2)") != std::string::npos);
+    CHECK(r.err.find("its `hooks:` (line 2) cannot take toolcage's entry line by line") != std::string::npos);
     CHECK(r.err.find("command: \"" + command() + "\"") != std::string::npos);
-    CHECK(r.err.find("fail_closed: true") != std::string::npos);
     CHECK(read_file(d / "config.yaml") == config);
     CHECK(!file_exists(d / "shell-hooks-allowlist.json"));
     CHECK(backups(d.path()).empty());
+    // The user writes `hooks:` in block style and merges the printed hook lines into it.
+    std::string printed = r.err.substr(r.err.find("    hooks:\n"));
+    std::string entry;
+    for (const auto& line : split_lines(printed))
+        if (line.starts_with("      ")) entry += line.substr(4) + "\n";
+    REQUIRE(entry.find("  pre_tool_call:\n    - matcher:") == 0);
+    const std::string merged = "model: x\nhooks:\n  post_tool_call:\n    - command: ~/fmt.sh\n" + entry;
+    write_file(d / "config.yaml", merged);
+    Run again = install(d);
+    INFO(again.out << again.err);
+    REQUIRE(again.code == 0);
+    CHECK(approvals(d).size() == 1);
+    Run u = uninstall(d);
+    INFO(u.out << u.err);
+    REQUIRE(u.code == 0);
+    CHECK(read_file(d / "config.yaml") == "model: x\nhooks:\n  post_tool_call:\n    - command: ~/fmt.sh\n");
+    CHECK(!file_exists(d / "shell-hooks-allowlist.json"));
+    // Merged into the user's own pre_tool_call list, with the plugin's lines too: the user's
+    // entry and settings stay, what was printed goes.
+    const std::string theirs = "hooks:\n  pre_tool_call:\n    - command: ~/audit.sh\n";
+    std::string item = entry.substr(entry.find("    - matcher:"));
+    write_file(d / "config.yaml", "plugins:\n  enabled:\n    - toolcage\n" + theirs + item);
+    Run in_list = install(d);
+    INFO(in_list.out << in_list.err);
+    REQUIRE(in_list.code == 0);
+    REQUIRE(uninstall(d).code == 0);
+    CHECK(read_file(d / "config.yaml") == theirs);
+    write_file(d / "config.yaml", "plugins:\n  enabled:\n    - memory\n    - toolcage\n  dir: x\n" + theirs + item);
+    REQUIRE(install(d).code == 0);
+    REQUIRE(uninstall(d).code == 0);
+    CHECK(read_file(d / "config.yaml") == "plugins:\n  enabled:\n    - memory\n  dir: x\n" + theirs);
+    // Merged as the only hook: `hooks:` is left as Hermes writes it empty.
+    write_file(d / "config.yaml", "model: x\nhooks:\n" + entry);
+    REQUIRE(install(d).code == 0);
+    REQUIRE(uninstall(d).code == 0);
+    CHECK(read_file(d / "config.yaml") == "model: x\nhooks: {}\n");
+}
+
+TEST_CASE("hooks: toolcage cannot read line by line is left alone, with the reason", "[install][hermes]") {
+    for (const std::string config :
+         {"hooks:\n  pre_tool_call: [{command: a}]\n", "hooks:\n  pre_tool_call:\n    - command: |\n        a\n",
+          "hooks:\n  - pre_tool_call\n", "hooks:\n  pre_tool_call:\n    matcher: x\n",
+          "hooks:\n  pre_tool_call: &h\n    - command: a\n", "hooks:\n  post_tool_call: [\n    x]\n"}) {
+        TempDir d;
+        write_file(d / "config.yaml", config);
+        Run r = install(d);
+        INFO(config << r.err);
+        CHECK(r.code == 2);
+        CHECK(r.err.find("cannot take toolcage's entry line by line (line ") != std::string::npos);
+        CHECK(read_file(d / "config.yaml") == config);
+        CHECK(backups(d.path()).empty());
+    }
 }
 
 TEST_CASE("after the lines are merged by hand, install hermes records only the approval",
@@ -145,10 +277,12 @@ TEST_CASE("after the lines are merged by hand, install hermes records only the a
     REQUIRE(r.code == 0);
     CHECK(read_file(d / "config.yaml") == config);
     CHECK(approvals(d).size() == 1);
-    // Taking it out again is the user's job: toolcage did not write that entry.
+    // Taking it out again is the user's job: it is not the entry toolcage printed.
     Run u = uninstall(d);
     CHECK(u.code == 2);
-    CHECK(u.err.find("line 7") != std::string::npos);
+    CHECK(u.err.find("line 7 runs toolcage's hook, but is not the entry `toolcage install hermes` printed "
+                     "(line 6: `matcher: terminal`)") != std::string::npos);
+    CHECK(read_file(d / "config.yaml") == config);
     CHECK(approvals(d).size() == 1);
 }
 

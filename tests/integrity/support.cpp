@@ -181,7 +181,9 @@ Result Workspace::hook(const std::map<std::string, std::string>& environment) co
     nlohmann::json payload = {{"session_id", "s"},    {"transcript_path", "/dev/null"}, {"cwd", ws.string()},
                               {"hook_event_name", "PreToolUse"}, {"tool_name", "Bash"},
                               {"tool_input", {{"command", "ls"}}}};
-    std::vector<std::string> args = as_user(who, {TOOLCAGE_BIN, "hook", "--agent", "claude"});
+    // Nobody runs a copy it can reach: the build tree may lie where only its owner enters.
+    const std::string toolcage = who == As::nobody ? testsupport::reachable(TOOLCAGE_BIN) : TOOLCAGE_BIN;
+    std::vector<std::string> args = as_user(who, {toolcage, "hook", "--agent", "claude"});
     const std::string bin = args.front();
     args.erase(args.begin());
     auto r = toolcage::test::run_binary(bin, args, payload.dump(), environment);
