@@ -246,12 +246,12 @@ $RUN_OUT"
     rw=$(claude_run_cmd "touch ~/.bashrc-canary" "$HOME/proj2/src")
     RUN_OUT=$(cd "$HOME/proj2/src" && bash -c "$rw" 2>&1) || true
     [ ! -e "$HOME/.bashrc-canary" ] || fail "a caged step under a dotfiles repository wrote the home"
-    # In the home itself there is no workspace: a command to cage is asked about.
+    # In the home itself there is no workspace, nor one a person could approve: refused.
     answer=$("$PY" -c 'import json,sys; print(json.dumps({"hook_event_name":"PreToolUse","tool_name":"Bash",
 "tool_input":{"command":"make"},"cwd":sys.argv[1],"session_id":"s"}))' "$HOME" | "$TOOLCAGE" hook --agent claude)
-    case "$answer" in *'"permissionDecision":"ask"'*hook.no-workspace*) ;; *) fail "make in the home: $answer" ;; esac
+    case "$answer" in *'"permissionDecision":"deny"'*hook.no-workspace*) ;; *) fail "make in the home: $answer" ;; esac
     rm -rf "$HOME/.git"
-    ok "a dotfiles .git in the home does not widen the workspace; in the home itself the hook asks"
+    ok "a dotfiles .git in the home does not widen the workspace; in the home itself the hook refuses"
     echo "PASS [$LAYOUT/$(id -un)]"
 }
 
