@@ -171,3 +171,36 @@ TEST_CASE("hermes channels: a policy's channel setting is validated", "[hermes][
         CHECK(parse_out(r)["message"].get<std::string>().find("/hermes/") != std::string::npos);
     }
 }
+
+TEST_CASE("hermes channels: toolcage log --persisted lists what the agent left, session by session",
+          "[hermes][persist][log]") {
+    HookFixture f;
+    std::string allow = channel_policy(f, "allow-memory", {{"memory", "allow"}});
+    json a = hermes_payload("memory", memory_add("first entry of session one"), f.ws);
+    json b = hermes_payload("memory", memory_add("an entry of session two", "user"), f.ws);
+    b["session_id"] = "20260101_130000_bbbbbb";
+    f.hook(a, {"--policy", allow});
+    f.hook(b, {"--policy", allow});
+    f.hook(hermes_terminal("ls", f.ws));  // not a write into later sessions
+    auto run = [&](const std::vector<std::string>& args) { return run_binary(TOOLCAGE_BIN, args, "", f.env); };
+    RunResult all = run({"log", "--persisted", "--all"});
+    INFO(all.out << all.err);
+    REQUIRE(all.exit_code == 0);
+    const auto one = all.out.find("session 20260101_120000_abcdef (hermes, profile default):");
+    const auto two = all.out.find("session 20260101_130000_bbbbbb (hermes, profile default):");
+    REQUIRE(one != std::string::npos);
+    REQUIRE(two != std::string::npos);
+    CHECK(all.out.find("first entry of session one") > one);
+    CHECK(all.out.find("first entry of session one") < two);
+    CHECK(all.out.find("an entry of session two") > two);
+    CHECK(all.out.find("user_profile") != std::string::npos);
+    CHECK(all.out.find("ls") == std::string::npos);
+    // One session's.
+    RunResult only = run({"log", "--persisted", "--session", "20260101_130000_bbbbbb"});
+    CHECK(only.out.find("an entry of session two") != std::string::npos);
+    CHECK(only.out.find("first entry") == std::string::npos);
+    // Only what was kept.
+    RunResult kept = run({"log", "--persisted", "--allow", "--json"});
+    CHECK(kept.out.find("first entry of session one") != std::string::npos);
+    CHECK(kept.out.find("an entry of session two") == std::string::npos);
+}
