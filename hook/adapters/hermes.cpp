@@ -95,7 +95,8 @@ std::string joined(const std::vector<std::string>& v) {
 }
 
 // The memory tool's entry as a person approves it: each operation (the single one, or a
-// batch's) with its action, the text it replaces and the text it writes, one per line.
+// batch's) with its action, the text naming the entry it changes and the text it writes, one
+// per line.
 std::string memory_entry(const json& input, const std::string& where) {
     auto text = [](const json& o, const char* k) {
         auto it = o.find(k);
@@ -106,7 +107,7 @@ std::string memory_entry(const json& input, const std::string& where) {
         std::string content = text(op, "content");
         if (content.empty()) content = text(op, "new_text");  // Hermes 0.20's alias
         std::string line = (text(op, "action").empty() ? "?" : text(op, "action"));
-        if (!text(op, "old_text").empty()) line += " (replacing \"" + text(op, "old_text") + "\")";
+        if (!text(op, "old_text").empty()) line += " (the entry holding \"" + text(op, "old_text") + "\")";
         if (!content.empty()) line += ": " + content;
         return line;
     };

@@ -170,6 +170,13 @@ TEST_CASE("hermes channels: a policy's channel setting is validated", "[hermes][
         REQUIRE(r.exit_code == 2);
         CHECK(parse_out(r)["message"].get<std::string>().find("/hermes/") != std::string::npos);
     }
+    // A valid policy that lets a channel through unasked: `policy validate` says so.
+    std::string allow = channel_policy(f, "allow-memory", {{"memory", "allow"}});
+    RunResult v = run_binary(TOOLCAGE_BIN, {"policy", "validate", allow}, "", f.env);
+    INFO(v.out << v.err);
+    CHECK(v.exit_code == 0);
+    CHECK(v.err.find("warning: /hermes/memory: \"allow\" lets the agent write") != std::string::npos);
+    CHECK(v.err.find("/hermes/skills") == std::string::npos);
 }
 
 TEST_CASE("hermes channels: toolcage log --persisted lists what the agent left, session by session",
