@@ -20,6 +20,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -48,9 +49,13 @@ class Model(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         messages = body.get("messages", [])
-        Model.system_prompts.append("\n".join(
-            m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-            for m in messages if m.get("role") == "system"))
+        # The system prompt, however the request carries it (a system or developer message, or
+        # the Responses API's instructions).
+        parts = [m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+                 for m in messages if m.get("role") in ("system", "developer")]
+        if isinstance(body.get("instructions"), str):
+            parts.append(body["instructions"])
+        Model.system_prompts.append("\n".join(parts))
         answered = any(m.get("role") == "tool" for m in messages)
         name, args = Model.script or (None, None)
         if answered or name is None:
@@ -132,7 +137,9 @@ def make_profile(home, profile, port, terminal_cwd=None):
     with open(os.path.join(profile_dir, "config.yaml"), "w") as f:
         f.write("model:\n  provider: custom\n  default: mock\n  base_url: http://127.0.0.1:%d/v1\n"
                 "  api_key: mock-key\n"
-                "memory:\n  memory_enabled: true\n  user_profile_enabled: true\n" % port)
+                "memory:\n  memory_enabled: true\n  user_profile_enabled: true\n"
+                # Hermes would otherwise try to install a missing optional dependency on each start.
+                "security:\n  allow_lazy_installs: false\n" % port)
         if terminal_cwd:
             f.write("terminal:\n  cwd: %s\n" % terminal_cwd)
     return profile_dir
@@ -190,7 +197,7 @@ def version_turns(toolcage, python, tree, port):
             """The system prompt a new session of the profile starts with (a turn without tools)."""
             first = len(Model.system_prompts)
             turn("hello", None, None, prof, cwd, run_env)
-            return Model.system_prompts[first] if len(Model.system_prompts) > first else ""
+            return "\n".join(Model.system_prompts[first:])
 
         # (1) terminal with workdir ~/.ssh: nothing lands there.
         ssh = os.path.join(home, ".ssh")
@@ -352,7 +359,7 @@ def channels(label, turn, next_session_prompt, home, profile_dir, ws, state, too
               asked and entry not in stored(name), detail)
     prompt = next_session_prompt()
     check("[%s] a refused memory entry never reaches the next session's system prompt" % label,
-          prompt and entry not in prompt, prompt[-1500:])
+          prompt and entry not in prompt, "system prompt: " + prompt[-1500:])
 
     # A context file in the session's directory, a cron job's prompt, a skill.
     r, got, detail = turn("note it", "write_file", {"path": "AGENTS.md", "content": entry + "\n"})
@@ -361,7 +368,7 @@ def channels(label, turn, next_session_prompt, home, profile_dir, ws, state, too
           detail)
     prompt = next_session_prompt()
     check("[%s] a refused context file never reaches the next session's system prompt" % label,
-          prompt and entry not in prompt, prompt[-1500:])
+          prompt and entry not in prompt, "system prompt: " + prompt[-1500:])
     jobs = os.path.join(profile_dir, "cron", "jobs.json")
     r, got, detail = turn("schedule", "cronjob", {"action": "create", "schedule": "every 1h", "prompt": entry})
     check("[%s] a cron job with an injected prompt asked, refused under -q, not created" % label,
@@ -414,7 +421,9 @@ def work_root(label, turn, home, work, state, toolcage, env, version, port, prof
     subprocess.run(git + ["-C", origin, "add", "."], check=True)
     subprocess.run(git + ["-C", origin, "commit", "-qm", "init"], check=True)
     name = "turns-roots-" + uuid.uuid4().hex[:8]
-    policies.append(test_policy(state, name, {"extends": "forge", "workspace": {"roots": [root]}}))
+    # The cage reads the local origin (outside the new project) by the policy's leave.
+    policies.append(test_policy(state, name, {"extends": "forge", "workspace": {"roots": [root]},
+                                              "cage": {"read": [origin]}}))
     prof = "toolcage-turns-root-" + uuid.uuid4().hex[:8]
     profiles.append(make_profile(home, prof, port, terminal_cwd=root))
     r = subprocess.run([toolcage, "install", "hermes", "--profile", prof, "--policy", name, "--hermes-version", version],
@@ -432,8 +441,10 @@ def work_root(label, turn, home, work, state, toolcage, env, version, port, prof
     check("[%s] a test command in the new project ran caged" % label,
           os.path.exists(os.path.join(proj, "result.txt")) and any(d.get("verdict") == "cage" for d in got), detail)
     r, got, detail = turn("look", "terminal", {"command": "ls", "workdir": home}, prof=prof, cwd=root, run_env=run_env)
+    verdicts = [d["verdict"] for d in got if "verdict" in d]
+    steps = [d.get("status") for d in got if d.get("event") == "step"]
     check("[%s] ls in the home runs without a question" % label,
-          got and all(d.get("verdict") in ("allow", "cage") for d in got), detail)
+          verdicts and all(v in ("allow", "cage") for v in verdicts) and steps == [0], detail)
 
 
 def main():
@@ -448,11 +459,38 @@ def main():
     if not os.path.exists(relay):  # the forge policy runs the relay from beside toolcage
         print("FAIL no toolcage-relay beside %s: build it (cmake --build build --target toolcage-relay)" % args[0])
         return 1
-    toolcage = os.path.realpath(args[0])
+    # An installed copy outside the build tree: no step may write where toolcage's own binaries
+    # lie, and the test's scratch lies in the build tree.
+    prefix = tempfile.mkdtemp(prefix="toolcage-turns-bin-", dir="/tmp")
+    try:
+        return run_all(install_copy(os.path.realpath(args[0]), relay, prefix), args[1:])
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+def install_copy(toolcage, relay, prefix):
+    """toolcage and its relay in PREFIX/bin, the shipped policies and the Hermes plugin in
+    PREFIX/share, as install.sh lays them."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    os.chmod(prefix, 0o755)
+    os.makedirs(os.path.join(prefix, "bin"))
+    for b in (toolcage, relay):
+        shutil.copy2(b, os.path.join(prefix, "bin", os.path.basename(b)))
+    share = os.path.join(prefix, "share", "toolcage")
+    os.makedirs(os.path.join(share, "profiles"))
+    for f in os.listdir(os.path.join(source, "profiles")):
+        if f.endswith(".json"):
+            shutil.copy2(os.path.join(source, "profiles", f), os.path.join(share, "profiles", f))
+    shutil.copytree(os.path.join(source, "plugins", "hermes"), os.path.join(share, "plugins", "hermes"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return os.path.join(prefix, "bin", "toolcage")
+
+
+def run_all(toolcage, pairs):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Model)
     Model.port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    for pair in args[1:]:
+    for pair in pairs:
         python, tree = pair.split(":", 1)
         version_turns(toolcage, python, tree, server.server_address[1])
     server.shutdown()
