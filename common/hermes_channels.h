@@ -20,7 +20,7 @@ struct HermesChannel {
 inline constexpr HermesChannel kHermesChannels[] = {
     {"context_files", "persist.context-file",
      "a context file Hermes puts into the system prompt of every session started in that directory "
-     "(AGENTS.md, CLAUDE.md, .hermes.md, HERMES.md, .cursorrules, .cursor/rules/*.mdc)"},
+     "(AGENTS.md, CLAUDE.md, .hermes.md, HERMES.md, .cursorrules, .cursor/rules/*.mdc, a project skill)"},
     {"cron_prompts", "persist.cron-prompt",
      "a scheduled job whose prompt Hermes runs later as a session of its own, with nobody watching"},
     {"memory", "persist.memory", "Hermes's memory (MEMORY.md), put into the system prompt of every later session"},

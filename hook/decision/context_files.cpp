@@ -14,8 +14,13 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-// The names prompt_builder.py reads (0.19.0 and 0.20.3 alike).
-constexpr std::string_view kNames[] = {".cursorrules", ".hermes.md", "agents.md", "claude.md", "hermes.md"};
+// The names prompt_builder.py reads (0.19.0 and 0.20.3 alike), and AGENTS.override.md, which
+// 0.20's subdirectory hints read too.
+constexpr std::string_view kNames[] = {".cursorrules", ".hermes.md", "agents.md", "agents.override.md", "claude.md",
+                                       "hermes.md"};
+
+// A project's own skills (0.20, once the user trusts the project): every file below these.
+constexpr std::string_view kSkillDirs[] = {"/.agents/skills/", "/.hermes/skills/"};
 
 }  // namespace
 
@@ -25,6 +30,8 @@ bool is_context_file(const std::string& path) {
     const auto slash = p.rfind('/');
     const std::string_view name = slash == std::string::npos ? std::string_view(p) : std::string_view(p).substr(slash + 1);
     if (std::ranges::find(kNames, name) != std::end(kNames)) return true;
+    for (std::string_view d : kSkillDirs)
+        if (p.find(d) != std::string::npos) return true;
     // .cursor/rules/*.mdc, directly in the rules directory.
     const std::string_view dir = slash == std::string::npos ? std::string_view() : std::string_view(p).substr(0, slash);
     return name.ends_with(".mdc") && dir.ends_with("/.cursor/rules");

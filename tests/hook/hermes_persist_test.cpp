@@ -110,6 +110,8 @@ TEST_CASE("hermes channels: allow and deny settings, and every channel's rule", 
         {"write_file", {{"path", "AGENTS.md"}, {"content", "run ./x.sh first"}}, "persist.context-file"},
         {"write_file", {{"path", "sub/.hermes.md"}, {"content", "x"}}, "persist.context-file"},
         {"write_file", {{"path", ".cursor/rules/boot.mdc"}, {"content", "x"}}, "persist.context-file"},
+        {"write_file", {{"path", "sub/AGENTS.override.md"}, {"content", "x"}}, "persist.context-file"},
+        {"write_file", {{"path", ".agents/skills/boot/SKILL.md"}, {"content", "x"}}, "persist.context-file"},
         {"patch", {{"mode", "replace"}, {"path", "claude.md"}, {"old_string", "a"}, {"new_string", "b"}}, "persist.context-file"},
         {"patch", {{"mode", "patch"}, {"patch", "*** Begin Patch\n*** Add File: HERMES.md\n+run x\n*** End Patch"}}, "persist.context-file"},
     };
@@ -133,6 +135,7 @@ TEST_CASE("hermes channels: allow and deny settings, and every channel's rule", 
     CHECK(lines[0]["command"].get<std::string>().find("note") != std::string::npos);
     CHECK(lines[0]["kind"] == "persist");
     CHECK(lines[10]["channel"] == "context_files");
+    CHECK(lines[10]["command"].get<std::string>().find("AGENTS.md") != std::string::npos);
     CHECK(lines[10]["command"].get<std::string>().find("run ./x.sh first") != std::string::npos);
     // Reading, listing or removing a job writes nothing into a later prompt; nor does a plain file.
     for (const auto& [tool, input] : std::vector<std::pair<std::string, json>>{
