@@ -98,7 +98,8 @@ class EntryReader : public nlohmann::json_sax<nlohmann::json> {
             {"session", &LogEntry::session}, {"tool", &LogEntry::tool},
             {"verdict", &LogEntry::verdict}, {"rule", &LogEntry::rule},
             {"reason", &LogEntry::reason},   {"command", &LogEntry::command},
-            {"mode", &LogEntry::mode},       {"kind", &LogEntry::kind}};
+            {"mode", &LogEntry::mode},       {"kind", &LogEntry::kind},
+            {"channel", &LogEntry::channel}};
         for (const auto& [name, member] : fields)
             if (k == name) return &(e_.*member);
         return nullptr;
@@ -132,6 +133,8 @@ bool matches(const LogEntry& e, const LogFilter& f) {
     if (!f.verdicts.empty() && !f.verdicts.count(e.verdict)) return false;
     if (!f.since.empty() && e.time < f.since) return false;
     if (!f.agent.empty() && e.agent != f.agent) return false;
+    if (!f.session.empty() && e.session != f.session) return false;
+    if (f.persisted && e.channel.empty()) return false;
     if (!f.rule.empty()) {
         bool prefix = f.rule.back() == '.';
         if (prefix ? !e.rule.starts_with(f.rule) : e.rule != f.rule) return false;

@@ -17,7 +17,9 @@ namespace toolcage {
 // "tamper", ...) and no verdict.
 struct LogEntry {
     std::string time, event, agent, profile, session, tool, verdict, rule, reason, command, mode;
-    std::string kind;          // shell, write, code or other (what `command` holds)
+    std::string kind;          // shell, write, code, read, persist or other (what `command` holds)
+    std::string channel;       // a write Hermes carries into later sessions (memory, skills…);
+                               // `command` is then the entry
     long long status = 0;      // a step's exit status
     std::size_t refusals = 0;  // a step's explained refusals
     bool is_decision() const { return !verdict.empty(); }
@@ -31,6 +33,8 @@ struct LogFilter {
     std::string since;  // an ISO time as the log writes it; entries before it are left out
     std::string agent;
     std::string rule;  // exact id, or a prefix ending in '.' ("git.")
+    std::string session;  // the agent's session id, exactly
+    bool persisted = false;  // only writes to a channel into later sessions (`channel` set)
 };
 
 bool matches(const LogEntry& e, const LogFilter& f);

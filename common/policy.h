@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hermes_channels.h"
 #include "common/verdict.h"
 
 namespace toolcage {
@@ -93,10 +94,13 @@ struct RelayPolicy {
 
 // Hermes's tools beyond the ones toolcage judges itself (MCP servers' tools, other plugins',
 // Hermes's own information tools): `other_tools` is the verdict for any of them not listed in
-// `allow_tools`, which run as they are.
+// `allow_tools`, which run as they are. `channels`: the verdict for a write to each channel by
+// which Hermes carries the agent's words into later sessions (common/hermes_channels.h), whatever
+// `allow_tools` says.
 struct HermesToolsPolicy {
     Decision other_tools = Decision::ask;
     std::vector<std::string> allow_tools;
+    std::map<std::string, Decision> channels = default_hermes_channels();
     bool operator==(const HermesToolsPolicy&) const = default;
 };
 

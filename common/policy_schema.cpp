@@ -9,6 +9,7 @@
 
 #include "common/address_range.h"
 #include "common/error.h"
+#include "common/hermes_channels.h"
 #include "common/host_names.h"
 
 namespace toolcage {
@@ -297,16 +298,27 @@ std::string check_allow_entry(const std::string& entry) {
     return "";
 }
 
-// hermes: {"other_tools": verdict, "allow_tools": [tool names]}.
+// hermes: {"other_tools": verdict, "allow_tools": [tool names], and a verdict per channel
+// (common/hermes_channels.h): "memory", "user_profile", "skills", "context_files", "cron_prompts"}.
 void check_hermes(const json& h, const std::string& file, const std::string& at) {
-    need(h.is_object(), h, file, at, "must be an object: {\"other_tools\": \"ask\", \"allow_tools\": [...]}");
-    only_keys(h, {"other_tools", "allow_tools"}, file, at);
+    need(h.is_object(), h, file, at, "must be an object: {\"other_tools\": \"ask\", \"allow_tools\": [...], \"memory\": \"ask\"}");
+    std::vector<std::string> keys{"other_tools", "allow_tools"};
+    for (const auto& c : kHermesChannels) keys.emplace_back(c.key);
+    only_keys(h, keys, file, at);
     each([&] {
         if (h.contains("other_tools")) {
             check_decision(h["other_tools"], file, at + "/other_tools");
             need(h["other_tools"] != "cage", h["other_tools"], file, at + "/other_tools",
                  "no cage reaches another tool: use allow, ask or deny");
         }
+    });
+    for (const auto& c : kHermesChannels) each([&] {
+        const std::string key(c.key);
+        if (!h.contains(key)) return;
+        check_decision(h[key], file, at + "/" + key);
+        need(h[key] != "cage", h[key], file, at + "/" + key,
+             "no cage reaches what Hermes puts into a later session's prompt: use allow, ask (a person "
+             "decides each entry; refused where none can answer) or deny");
     });
     each([&] {
         if (!h.contains("allow_tools")) return;
@@ -538,6 +550,9 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         const json& h = doc["hermes"];
         if (h.contains("other_tools")) p.hermes.other_tools = *decision_from_string(h["other_tools"].get<std::string>());
         p.hermes.allow_tools = h.value("allow_tools", p.hermes.allow_tools);
+        for (const auto& c : kHermesChannels)
+            if (h.contains(std::string(c.key)))
+                p.hermes.channels[std::string(c.key)] = *decision_from_string(h[std::string(c.key)].get<std::string>());
     }
     if (doc.contains("workspace")) p.workspace.roots = doc["workspace"].value("roots", p.workspace.roots);
     return p;
@@ -559,6 +574,9 @@ nlohmann::json policy_to_json(const Policy& p) {
     json overrides = json::object();
     for (const auto& [id, d] : p.overrides) overrides[id] = std::string(to_string(d));
     const auto& c = p.cage;
+    json hermes = {{"other_tools", std::string(to_string(p.hermes.other_tools))},
+                   {"allow_tools", p.hermes.allow_tools}};
+    for (const auto& [key, d] : p.hermes.channels) hermes[key] = std::string(to_string(d));
     return {{"name", p.name},
             {"description", p.description},
             {"files", p.chain},
@@ -582,9 +600,7 @@ nlohmann::json policy_to_json(const Policy& p) {
               {"allow_private", p.relay.allow_private}, {"allow_ranges", p.relay.allow_ranges},
               {"upstream", p.relay.upstream},
               {"max_tunnels", p.relay.max_tunnels}}},
-            {"hermes",
-             {{"other_tools", std::string(to_string(p.hermes.other_tools))},
-              {"allow_tools", p.hermes.allow_tools}}},
+            {"hermes", hermes},
             {"workspace", {{"roots", p.workspace.roots}}}};
 }
 

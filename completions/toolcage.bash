@@ -33,7 +33,7 @@ _toolcage() {
         "") COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur")); return ;;
         check) opts="--policy --cwd --workdir --json --batch --explain" ;;
         explain) opts="--policy --cwd --workdir --json" ;;
-        log) opts="--file --deny --ask --cage --allow --since --agent --rule --stats --json --format --limit --all" ;;
+        log) opts="--file --deny --ask --cage --allow --since --agent --rule --session --persisted --stats --json --format --limit --all" ;;
         run) opts="--policy --workdir --cwd --best-effort --verbose --" ;;
         doctor) opts="--policy --workdir --cwd --json --hermes-home" ;;
         hook) opts="--agent --policy" ;;

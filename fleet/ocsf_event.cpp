@@ -112,7 +112,7 @@ json process_of(const std::string& command, const std::string& kind) {
 // What a decision's line says that OCSF has no place for: who asked, in which session, how.
 json decision_unmapped(const json& l) {
     json u = json::object();
-    for (const char* k : {"verdict", "agent", "profile", "policy", "session", "tool", "kind", "step", "mode"})
+    for (const char* k : {"verdict", "agent", "profile", "policy", "session", "tool", "kind", "channel", "step", "mode"})
         if (!str(l, k).empty()) u[k] = str(l, k);
     return u;
 }
@@ -123,6 +123,8 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     const std::string verdict = str(l, "verdict"), rule = str(l, "rule"), reason = str(l, "reason");
     const bool tamper = str(l, "event") == "tamper";
     const bool audit = str(l, "mode") == "audit";
+    // What the agent wrote for its later sessions (Hermes's memory, skills…): reviewed as a finding.
+    const bool persisted = !str(l, "channel").empty();
     json e = base(2004, "Detection Finding", 2, "Findings", {1, "Create"},
                   tamper ? kHigh : verdict == "deny" ? kMedium : kLow, t, uid, "decisions", time, src);
     set(e, "status", {1, "New"});
@@ -136,6 +138,9 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     } else if (verdict == "deny") {
         set(e, "action", kDenied);
         set(e, "disposition", kBlocked);
+    } else if (verdict == "allow") {  // a write into later sessions the policy lets through
+        set(e, "action", kAllowed);
+        set(e, "disposition", kLogged);
     } else {
         e["action_id"] = 99;  // ask: held for a person's approval
         e["action"] = "Ask";
@@ -143,7 +148,7 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     }
     e["finding_info"] = {{"uid", uid},
                          {"title", "toolcage " + verdict + ": " + (rule.empty() ? "(no rule)" : rule)},
-                         {"types", {tamper ? "Tamper" : "Tool call"}}};
+                         {"types", {tamper ? "Tamper" : persisted ? "Persistence" : "Tool call"}}};
     if (!reason.empty()) e["finding_info"]["desc"] = reason;
     e["message"] = reason.empty() ? verdict : reason;
     e["firewall_rule"] = {{"uid", rule}, {"name", rule}, {"type", tamper ? "cage" : "hook"}};
@@ -309,7 +314,8 @@ std::optional<json> ocsf_event(std::string_view line, const EventSource& source)
     if (event == "step") return step_end(l, *t, uid, time, source);
     if (event == "tamper") return detection_finding(l, *t, uid, time, source);
     if (!event.empty()) return std::nullopt;  // the relay's notices, and lines of kinds not known here
-    if (verdict == "deny" || verdict == "ask") return detection_finding(l, *t, uid, time, source);
+    if (verdict == "deny" || verdict == "ask" || !str(l, "channel").empty())
+        return detection_finding(l, *t, uid, time, source);
     if (verdict == "allow" || verdict == "cage") return decision_launch(l, *t, uid, time, source);
     return std::nullopt;
 }

@@ -29,7 +29,8 @@ namespace {
 struct LogOptions {
     std::string file;
     bool deny = false, ask = false, cage = false, allow = false;
-    std::string since, agent, rule;
+    std::string since, agent, rule, session;
+    bool persisted = false;
     bool stats = false;
     bool json = false;
     std::string format = "table";  // table, json or ocsf
@@ -72,6 +73,27 @@ std::string table_row(const LogEntry& e) {
                cut(e.command, 70);
     }
     return short_time(e.time) + "  " + what;
+}
+
+// --persisted: what the agent left for its later sessions, session by session (in the order
+// each session first appears), each entry with its verdict and channel.
+void print_persisted(const std::deque<LogEntry>& rows) {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const LogEntry*>> by_session;
+    for (const auto& e : rows) {
+        auto [it, fresh] = by_session.try_emplace(e.session);
+        if (fresh) order.push_back(e.session);
+        it->second.push_back(&e);
+    }
+    for (const auto& s : order) {
+        const auto& entries = by_session[s];
+        const LogEntry& first = *entries.front();
+        std::cout << "session " << (s.empty() ? "(none)" : s) << " (" << (first.agent.empty() ? "?" : first.agent)
+                  << (first.profile.empty() ? "" : ", profile " + first.profile) << "):\n";
+        for (const LogEntry* e : entries)
+            std::cout << "  " << short_time(e->time) << "  " << pad(e->verdict + (e->mode == "audit" ? "*" : ""), 7)
+                      << pad(e->channel, 15) << cut(e->command, 500) << '\n';
+    }
 }
 
 void print_counts(const char* title, const std::map<std::string, std::size_t>& m, std::size_t top) {
@@ -153,6 +175,8 @@ int run_log(const LogOptions& o) {
     if (!o.since.empty()) f.since = since_cutoff(o.since, std::chrono::system_clock::now());
     f.agent = o.agent;
     f.rule = o.rule;
+    f.session = o.session;
+    f.persisted = o.persisted;
 
     LogStats stats;
     std::deque<std::string> raw;  // --json: the matching lines as written
@@ -201,12 +225,13 @@ int run_log(const LogOptions& o) {
         std::cout << "no matching entries in " << path << '\n';
         return 0;
     }
-    std::cout << pad("time (UTC)", 21) << pad("verdict", 7) << pad("agent", 9) << pad("rule", 28)
-              << "command\n";
-    bool audit = false;
-    for (const auto& e : rows) {
-        std::cout << table_row(e) << '\n';
-        audit = audit || e.mode == "audit";
+    bool audit = std::ranges::any_of(rows, [](const LogEntry& e) { return e.mode == "audit"; });
+    if (o.persisted) {
+        print_persisted(rows);
+    } else {
+        std::cout << pad("time (UTC)", 21) << pad("verdict", 7) << pad("agent", 9) << pad("rule", 28)
+                  << "command\n";
+        for (const auto& e : rows) std::cout << table_row(e) << '\n';
     }
     if (audit)
         std::cout << "* audit mode: the verdict enforce mode would have given; the agent was "
@@ -232,6 +257,10 @@ Subcommand add_log_command(CLI::App& app) {
     sub->add_option("--agent", o->agent, "Only this agent's calls (hermes, claude, openclaw)");
     sub->add_option("--rule", o->rule,
                     "Only this rule id (or every id under a prefix ending in '.', e.g. git.)");
+    sub->add_option("--session", o->session, "Only this session's calls (the agent's session id)");
+    sub->add_flag("--persisted", o->persisted,
+                  "Only what the agent wrote for its later sessions (Hermes's memory, user profile, skills, "
+                  "context files, cron prompts), listed session by session with the entries written");
     sub->add_flag("--stats", o->stats, "Counts by verdict, rule, agent and program");
     sub->add_flag("--json", o->json,
                   "Print the matching lines as logged (JSON Lines); with --stats, the counts as one JSON object");

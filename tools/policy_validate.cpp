@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cage/integrity/never_writable.h"
+#include "common/hermes_channels.h"
 #include "common/policy_loader.h"
 #include "common/regular_file.h"
 #include "hook/classify/rules.h"
@@ -86,6 +87,13 @@ int policy_validate(const std::string& name_or_file) {
                           << "\" switches off a protection: " << r->matches << " would "
                           << (d == Decision::allow ? "run without a cage" : "run caged, without a person")
                           << " (built in: " << r->verdict << ", because " << r->reason << ")\n";
+            }
+            // Valid, but what a hijacked model writes reaches later sessions unasked.
+            for (const auto& c : kHermesChannels) {
+                auto it = p.hermes.channels.find(std::string(c.key));
+                if (it == p.hermes.channels.end() || it->second != Decision::allow) continue;
+                std::cerr << p.file << ": warning: /hermes/" << c.key << ": \"allow\" lets the agent write "
+                          << c.what << " without a person (each write is still logged: toolcage log --persisted)\n";
             }
             return 0;
         }

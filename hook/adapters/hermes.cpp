@@ -5,6 +5,7 @@
 // Exit code 2 blocks even without JSON; a block is written with both, since a Hermes without
 // exit-2 support still reads the JSON, and one without fail_closed still honours exit 2.
 #include <algorithm>
+#include <cctype>
 #include <initializer_list>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -38,7 +39,6 @@ const BeyondCage kBeyondCage[] = {
     {"cronjob", "schedules a script or a monitor that runs outside any turn, outside the cage",
      {"script", "monitor_script", "monitor_url"}},
     {"setup_mcp", "registers a program Hermes starts as an MCP server, outside the cage", {}},
-    {"skill_manage", "writes skills (instructions and scripts) the agent loads and runs later", {}},
 };
 
 const BeyondCage* beyond_cage(std::string_view tool) {
@@ -57,6 +57,7 @@ struct Fields {
 const Fields kFields[] = {
     {"terminal", {"command", "background", "timeout", "workdir", "pty", "notify_on_complete", "watch_patterns"}},
     {"execute_code", {"code"}},
+    {"memory", {"action", "target", "content", "old_text", "new_text", "operations"}},
     {"write_file", {"path", "content", "cross_profile"}},
     {"patch", {"mode", "path", "old_string", "new_string", "replace_all", "patch", "cross_profile"}},
     {"read_file", {"path", "offset", "limit"}},
@@ -91,6 +92,44 @@ std::string joined(const std::vector<std::string>& v) {
     std::string out;
     for (const auto& x : v) out += (out.empty() ? "" : "\n") + x;
     return out;
+}
+
+// The memory tool's entry as a person approves it: each operation (the single one, or a
+// batch's) with its action, the text naming the entry it changes and the text it writes, one
+// per line.
+std::string memory_entry(const json& input, const std::string& where) {
+    auto text = [](const json& o, const char* k) {
+        auto it = o.find(k);
+        if (it == o.end() || it->is_null()) return std::string();
+        return it->is_string() ? it->get<std::string>() : it->dump(-1, ' ', false, json::error_handler_t::replace);
+    };
+    auto one = [&](const json& op) {
+        std::string content = text(op, "content");
+        if (content.empty()) content = text(op, "new_text");  // Hermes 0.20's alias
+        std::string line = (text(op, "action").empty() ? "?" : text(op, "action"));
+        if (!text(op, "old_text").empty()) line += " (the entry holding \"" + text(op, "old_text") + "\")";
+        if (!content.empty()) line += ": " + content;
+        return line;
+    };
+    auto ops = input.find("operations");
+    if (ops == input.end() || ops->is_null() || (ops->is_array() && ops->empty())) return one(input);
+    if (!ops->is_array())
+        throw PayloadError("payload " + where + "/operations: not an array of {action, content, old_text}");
+    std::string out;
+    for (const auto& op : *ops) {
+        if (!op.is_object())
+            throw PayloadError("payload " + where + "/operations: an operation that is not an object");
+        out += (out.empty() ? "" : "\n") + one(op);
+    }
+    return out;
+}
+
+// A call that writes to a channel of Hermes's (common/hermes_channels.h): `entry` is what is
+// approved, digested into the approval's key.
+void as_persist(ToolCall& c, std::string_view channel, std::string entry) {
+    c.kind = ToolKind::persist;
+    c.channel = std::string(channel);
+    c.approves = std::move(entry);
 }
 
 void parse_tool(ToolCall& c, const json& input, const std::string& cwd, const HookEnv& env) {
@@ -149,6 +188,24 @@ void parse_tool(ToolCall& c, const json& input, const std::string& cwd, const Ho
         c.paths.push_back(path.empty() ? "." : path);
         // A search of file names lists names; one of contents reads every file in the tree.
         c.recursive = optional_string(input, where, "target") != "files";
+    } else if (c.tool == "memory") {
+        // Hermes keeps target "user" apart (USER.md); anything else is its memory (null or
+        // absent is its default, another name it refuses).
+        std::string target = optional_string(input, where, "target");
+        as_persist(c, target == "user" ? "user_profile" : "memory", memory_entry(input, where));
+    } else if (c.tool == "skill_manage") {
+        as_persist(c, "skills", input.dump(-1, ' ', false, json::error_handler_t::replace));
+    } else if (c.tool == "cronjob" && std::ranges::none_of(beyond_cage("cronjob")->only_with, [&](const char* f) {
+                   return !optional_string(input, where, f).empty();
+               })) {
+        // A job without a script: its prompt (with its skills and context) runs later as a
+        // session of its own. Listing, pausing, running or removing a job writes nothing new.
+        std::string action = optional_string(input, where, "action");
+        std::ranges::transform(action, action.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if (action.find("create") != std::string::npos || action.find("update") != std::string::npos)
+            as_persist(c, "cron_prompts", input.dump(-1, ' ', false, json::error_handler_t::replace));
+        else
+            c.kind = ToolKind::inert;
     } else if (const BeyondCage* b = beyond_cage(c.tool)) {
         std::string what;
         for (const char* f : b->only_with) {
@@ -222,11 +279,12 @@ Answer answer_hermes(const ToolCall& call, const Outcome& o) {
                 // The key carries the tool and a digest of exactly what is approved, so that a
                 // person's "session" or "always" covers this command, file or script and no other;
                 // the question shows it.
-                std::string shown = call.approves.size() > 2000 ? call.approves.substr(0, 2000) + "…"
-                                                                : call.approves;
+                // A write to a channel of Hermes's carries its entry (the decision's `approves`).
+                const std::string& approves = o.approves.empty() ? call.approves : o.approves;
+                std::string shown = approves.size() > 2000 ? approves.substr(0, 2000) + "…" : approves;
                 // A person approves the command, not the label of the step that runs it: the
                 // same call, rewritten afresh, keeps its key (the step's id written as "-").
-                std::string covered = call.approves;
+                std::string covered = approves;
                 if (!o.step_id.empty())
                     if (auto at = covered.find(" --step-id " + o.step_id + " "); at != std::string::npos)
                         covered.replace(at + 11, o.step_id.size(), "-");

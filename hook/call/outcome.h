@@ -19,6 +19,11 @@ struct Outcome {
     // The id of the step the rewrite starts (`toolcage run --step-id`, common/step_id.h): the
     // decision's log line carries it, as the step's does; empty when no step runs.
     std::string step_id;
+    // A write to a channel by which Hermes carries the agent's words into later sessions
+    // (common/hermes_channels.h): its key, and what a person approves (the entry itself, digested
+    // into the approval's key in place of the call's `approves`); empty for any other call.
+    std::string channel;
+    std::string approves;
     bool hermes_approve = false;  // the policy lets Hermes ask a person ({"action":"approve"})
     bool audit = false;           // audit mode: an allow that the answer must say is one
 };

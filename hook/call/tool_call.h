@@ -25,7 +25,9 @@ enum class ToolKind {
                    // the agent's own skills and schedules): a person decides; `why` says how
     malformed,     // a known tool with a field toolcage does not know: refused, `why` names it
     inert,         // a known tool that, called so, neither runs code nor writes (a cron job
-                   // that only prompts the agent, whose calls are judged when they run)
+                   // listed, paused or removed)
+    persist,       // writes what the agent finds in a later session's prompt (memory, a skill, a
+                   // cron job's prompt): `channel` names which, `approves` holds the entry
     other,         // anything else: the policy decides (Hermes: hermes.other_tools)
 };
 
@@ -40,6 +42,8 @@ struct ToolCall {
     bool recursive = false;          // read_file: a search through a whole tree
     std::string code;          // execute_code: the program
     std::string why;           // beyond_cage: what the tool does outside the cage; malformed: why
+    std::string channel;       // Hermes: the channel a write reaches later sessions by
+                               // (common/hermes_channels.h); empty for none
     std::string approves;      // what a person's approval covers (command, target, script),
                                // shown in the question and digested into its key
     std::string session;       // the agent's session id, for the audit log

@@ -37,6 +37,7 @@ std::string audit_line(const AuditRecord& r) {
                         {"rule", r.rule},        {"reason", r.reason},   {"us", r.micros},
                         {"command", cut_utf8(r.command, kMaxCommand)}};
     if (!r.kind.empty()) j["kind"] = r.kind;
+    if (!r.channel.empty()) j["channel"] = r.channel;
     if (!r.policy.empty()) j["policy"] = r.policy;
     if (!r.step.empty()) j["step"] = r.step;
     if (r.audit) {

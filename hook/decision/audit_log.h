@@ -10,7 +10,10 @@ struct AuditRecord {
     std::string agent, profile, session, tool;  // profile: the agent's (Hermes's), not the policy
     std::string policy;  // the name of the policy the call was judged under
     std::string step;    // the id of the step the decision starts (a cage or a read-only cage)
-    std::string kind;  // shell, write, code or other: what `command` holds
+    std::string kind;  // shell, write, code, read, persist or other: what `command` holds
+    // A write Hermes carries into later sessions' prompts: its channel (memory, user_profile,
+    // skills, context_files, cron_prompts), and `command` holds the entry written
+    std::string channel;
     std::string verdict, rule, reason;
     std::string command;  // cut to 4 KiB
     bool audit = false;   // audit mode: `verdict` is what enforce mode would have answered; the

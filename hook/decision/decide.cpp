@@ -8,6 +8,7 @@
 #include "hook/call/file_target.h"
 #include "hook/call/paths.h"
 #include "hook/classify/classifier.h"
+#include "hook/decision/context_files.h"
 #include "hook/decision/git_guard.h"
 #include "hook/decision/link_escape.h"
 #include "hook/decision/one_liner.h"
@@ -167,7 +168,9 @@ std::optional<Verdict> policy_protected(const std::string& abs, const classify::
     return std::nullopt;
 }
 
-Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
+// `context_file` gets the first target (by the name written or reached) that Hermes loads into a
+// later session's prompt, when the call is Hermes's.
+Verdict decide_write(const ToolCall& call, const DecideContext& dc, std::string& context_file) {
     if (call.paths.empty())
         return {Decision::deny, "file.unknown-target", "the call names no file to write"};
     const classify::Context& ctx = dc.where;
@@ -183,6 +186,7 @@ Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
         if (!t.error.empty())
             return {Decision::deny, "file.unresolvable", t.error + "; refusing to write through it"};
         const std::string& abs = t.lexical;
+        if (call.agent == Agent::hermes && context_file.empty() && is_context_file(abs)) context_file = abs;
         if (auto v = check_write(abs, dc.protect)) return *v;
         PathClass lexical = classify::classify_path(abs, ctx);
         if (!acceptable_place(lexical)) return place_verdict(lexical, abs);
@@ -192,6 +196,8 @@ Verdict decide_write(const ToolCall& call, const DecideContext& dc) {
         for (const Resolution& r : t.reached) {
             const std::string& real = r.path;
             if (auto v = link_escape(p, r, real_ctx.workspace)) return *v;
+            if (call.agent == Agent::hermes && context_file.empty() && is_context_file(real))
+                context_file = real + " (through " + p + ")";
             if (real == abs && real_ctx.workspace == ctx.workspace) continue;
             if (auto v = check_write(real, dc.protect)) return *v;
             PathClass resolved = classify::classify_path(real, real_ctx);
@@ -253,6 +259,29 @@ Verdict decide_read(const ToolCall& call, const DecideContext& dc) {
     return {Decision::allow, "file.read", "reads no credentials"};
 }
 
+// A write Hermes carries into later sessions' prompts: the policy's setting for its channel
+// decides, whatever hermes.allow_tools says; the entry is what a person approves.
+Verdict channel_verdict(std::string_view key, const std::string& what, const DecideContext& dc) {
+    const HermesChannel* ch = find_hermes_channel(key);
+    if (!ch) return {Decision::deny, "hook.error", "an unknown channel \"" + std::string(key) + "\""};
+    auto it = dc.policy.hermes.channels.find(std::string(key));
+    const Decision d = it == dc.policy.hermes.channels.end() ? Decision::ask : it->second;
+    const std::string setting = "hermes." + std::string(key) + ": " + std::string(to_string(d));
+    std::string why = what + " writes to " + std::string(ch->what) + ": ";
+    switch (d) {
+        case Decision::allow:
+            why += "the policy lets it (" + setting + "); logged for review";
+            break;
+        case Decision::deny:
+            why += "the policy refuses it (" + setting + "; set it to ask or allow to let the agent keep it)";
+            break;
+        default:
+            why += "a person approves this entry and no other (" + setting + ")";
+            break;
+    }
+    return {d, std::string(ch->rule), why};
+}
+
 // Hermes's tools toolcage does not judge itself: the policy's hermes.allow_tools run as they
 // are, any other gets hermes.other_tools.
 Verdict decide_other(const ToolCall& call, const DecideContext& dc) {
@@ -298,9 +327,19 @@ Outcome decide_placed(const ToolCall& call, const DecideContext& dc) {
         case ToolKind::shell:
             o.verdict = decide_shell(call, dc, o.step_id);
             break;
-        case ToolKind::write_file:
-            o.verdict = decide_write(call, dc);
+        case ToolKind::write_file: {
+            std::string context_file;
+            o.verdict = decide_write(call, dc, context_file);
+            // A write the workspace rules let through (or only ask about) that lands on a context
+            // file: the channel's setting decides, and its entry is the file and what is written.
+            if (!context_file.empty() && o.verdict.decision != Decision::deny) {
+                Verdict v = channel_verdict("context_files", "the " + call.tool + " call on " + context_file, dc);
+                o.channel = "context_files";
+                o.approves = call.approves + written_text(call.input);
+                if (v.decision != Decision::allow || o.verdict.decision == Decision::allow) o.verdict = v;
+            }
             break;
+        }
         case ToolKind::execute_code:
             o.verdict = decide_code(call);
             break;
@@ -312,6 +351,11 @@ Outcome decide_placed(const ToolCall& call, const DecideContext& dc) {
             break;
         case ToolKind::inert:
             o.verdict = {Decision::allow, "tool.inert", "the " + call.tool + " call neither runs code nor writes"};
+            break;
+        case ToolKind::persist:
+            o.verdict = channel_verdict(call.channel, "the " + call.tool + " call", dc);
+            o.channel = call.channel;
+            o.approves = call.approves;
             break;
         case ToolKind::beyond_cage:
             o.verdict = {Decision::ask, "tool.beyond-cage",

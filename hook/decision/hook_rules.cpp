@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/hermes_channels.h"
+
 namespace toolcage::hook {
 
 namespace {
@@ -58,7 +60,7 @@ std::vector<HookRule> make_rules() {
          "an agent that changed them would decide its own calls", kProtects},
         {"tool.allowed", "allow", "a Hermes tool on the policy's hermes.allow_tools", "the policy lists it",
          "hermes.allow_tools decides it"},
-        {"tool.beyond-cage", "ask", "a tool that acts where no cage reaches (skill_manage, cronjob scripts, browser_exec…)",
+        {"tool.beyond-cage", "ask", "a tool that acts where no cage reaches (cronjob scripts, browser_exec, setup_mcp…)",
          "a person decides", kStructural},
         {"tool.inert", "allow", "a call that neither runs code nor writes", "nothing to judge", kStructural},
         {"tool.other", "ask, or the policy's", "a tool toolcage does not inspect", "toolcage cannot judge it",
@@ -66,6 +68,12 @@ std::vector<HookRule> make_rules() {
         {"tool.unknown-field", "deny", "a field of a judged tool toolcage does not know (a newer agent's option)",
          "the call may do what toolcage cannot see", kFailure},
     };
+    // Hermes's channels into later sessions' prompts: one rule each, its setting the policy's.
+    for (const auto& c : kHermesChannels)
+        r.push_back({std::string(c.rule), "ask, or the policy's",
+                     "a Hermes write to " + std::string(c.what),
+                     "a hijacked model's words would reach every later session",
+                     "hermes." + std::string(c.key) + " decides it"});
     std::sort(r.begin(), r.end(), [](const HookRule& a, const HookRule& b) { return a.id < b.id; });
     return r;
 }

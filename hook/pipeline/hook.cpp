@@ -173,9 +173,11 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
                        : call.kind == ToolKind::write_file ? "write"
                        : call.kind == ToolKind::execute_code ? "code"
                        : call.kind == ToolKind::read_file  ? "read"
+                       : call.kind == ToolKind::persist    ? "persist"
                                                              : "other";
             rec.command = call.kind == ToolKind::shell ? call.command
                           : call.kind == ToolKind::execute_code ? call.code
+                          : call.kind == ToolKind::persist ? call.approves
                           : call.paths.empty() ? std::string() : call.paths.front();
 
             PolicyChoice choice = choose_policy(opts.policy, call.profile_dir);
@@ -198,6 +200,9 @@ HookResult handle_payload(std::string_view payload, const HookOptions& opts,
             Outcome o = decide(call, dc);
             Verdict enforced = apply_audit_mode(o, policy);
             rec.step = o.step_id;
+            // What the agent leaves for later sessions is logged as the entry itself.
+            rec.channel = o.channel;
+            if (!o.approves.empty()) rec.command = o.approves;
             Answer a = answer_for(call, o);
             result.out = std::move(a.out);
             result.exit_code = a.exit_code;

@@ -9,7 +9,9 @@ Callbacks, because Hermes offers no single one that can do everything:
   that did not take) or `approve` (toolcage's `ask`: Hermes's own approval gate, only where a
   person can answer);
 - `tool_execution` middleware judges a file write once more just before the tool writes, so a
-  symlink swapped in since `pre_tool_call` is seen;
+  symlink swapped in since `pre_tool_call` is seen, and a write Hermes carries into later
+  sessions (memory, a skill, a cron job) once more as it will run, so an entry changed since a
+  person approved it is refused;
 - at the session's end (`on_session_finalize`, `on_session_reset`, the process's exit) the
   caged background processes the session started are killed.
 
@@ -35,6 +37,8 @@ MAX_ANSWER_BYTES = 1 << 20
 # file tools' writes are judged again just before they happen.
 REWRITTEN_TOOLS = frozenset({"terminal"})
 WRITING_TOOLS = frozenset({"write_file", "patch"})
+# Tools whose writes Hermes puts into later sessions' prompts: judged again just before they run.
+PERSISTING_TOOLS = frozenset({"memory", "skill_manage", "cronjob"})
 # The file tools resolve a relative path against their own base directory, not the terminal's.
 FILE_TOOLS = frozenset({"write_file", "patch", "read_file", "search_files"})
 
@@ -284,6 +288,9 @@ class Toolcage:
     def __init__(self, config_path=CONFIG_FILE):
         self.config_path = config_path
         self.has_middleware = False
+        # The approval keys this plugin put to a person: a persisting call that reaches its
+        # tool with an ask whose key is not among them was changed after the question.
+        self.asked_keys = set()
 
     def tool_request(self, tool_name="", args=None, task_id="", session_id="", **_):
         """tool_request middleware: a caged command, or one a person must approve, becomes
@@ -330,6 +337,7 @@ class Toolcage:
                 return _block(
                     "a person must approve this call, and none can: " + why + "; refused. (" + d.message + ")"
                 )
+            self.asked_keys.add(d.rule_key)
             return {
                 "action": "approve",
                 "message": "toolcage (not Hermes's own check) asks you to approve this call. " + d.message,
@@ -343,11 +351,14 @@ class Toolcage:
         """tool_execution middleware: a file write is judged once more, as late as Hermes
         allows, and refused when toolcage now blocks it (a path that became a symlink out of
         the workspace since pre_tool_call). An approved ask stays approved."""
-        if tool_name not in WRITING_TOOLS:
+        if tool_name not in WRITING_TOOLS and tool_name not in PERSISTING_TOOLS:
             return next_call(args)
         try:
             d = ask_toolcage(load_config(self.config_path), tool_name, args, task_id, session_id)
             refusal = d.message if d.kind == "block" else ""
+            if tool_name in PERSISTING_TOOLS and d.kind == "ask" and d.rule_key not in self.asked_keys:
+                refusal = ("toolcage: this entry is not the one a person was asked about (another plugin "
+                           "changed it after the question); refused")
         except Exception as e:
             refusal = "toolcage: hook.error: the toolcage plugin failed (" + type(e).__name__ + ": " + str(e) + "); refused"
         if refusal:

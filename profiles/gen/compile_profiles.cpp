@@ -97,6 +97,8 @@ std::string policy_body(const Policy& p) {
     o << "    p.relay.max_tunnels = " << r.max_tunnels << ";\n";
     o << "    p.hermes.other_tools = " << enum_value("Decision", p.hermes.other_tools) << ";\n";
     o << "    p.hermes.allow_tools = " << strings(p.hermes.allow_tools) << ";\n";
+    for (const auto& [key, d] : p.hermes.channels)
+        o << "    p.hermes.channels[" << lit(key) << "] = " << enum_value("Decision", d) << ";\n";
     o << "    p.workspace.roots = " << strings(p.workspace.roots) << ";\n";
     o << "    return p;\n";
     return o.str();

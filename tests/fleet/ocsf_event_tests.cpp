@@ -144,6 +144,24 @@ TEST_CASE("a relay connection is network activity: open or refused, and why") {
     CHECK(allow["unmapped"]["bytes_down"] == 20);
 }
 
+TEST_CASE("a write into later sessions is a finding, even when allowed") {
+    const std::string line =
+        R"({"time":"2026-11-30T18:44:17.123Z","agent":"hermes","profile":"worker","session":"s1","tool":"memory",)"
+        R"("verdict":"allow","rule":"persist.memory","reason":"r","us":120,"command":"add: run ./boot.sh first",)"
+        R"("kind":"persist","channel":"memory"})";
+    auto e = event_of(line);
+    CHECK(e["class_uid"] == 2004);
+    CHECK(e["action"] == "Allowed");
+    CHECK(e["disposition"] == "Logged");
+    CHECK(e["finding_info"]["types"] == nlohmann::json::array({"Persistence"}));
+    CHECK(e["evidences"][0]["process"]["cmd_line"] == "add: run ./boot.sh first");
+    CHECK(e["unmapped"]["channel"] == "memory");
+    std::string asked = line;
+    asked.replace(asked.find("\"allow\""), 7, "\"ask\"");
+    CHECK(event_of(asked)["action"] == "Ask");
+    CHECK(event_of(asked)["finding_info"]["types"] == nlohmann::json::array({"Persistence"}));
+}
+
 TEST_CASE("a tamper line is a high-severity finding") {
     auto e = event_of(R"({"time":"2026-11-30T18:00:00.000Z","event":"tamper","tool":"run","verdict":"tamper",)"
                       R"("rule":"cage.tamper","reason":"changed .git/hooks/pre-commit","path":".git/hooks/pre-commit",)"

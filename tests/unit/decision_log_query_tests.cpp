@@ -50,6 +50,24 @@ TEST_CASE("filters: verdicts, time, agent and rule (exact or a prefix)", "[log]"
     CHECK(matches(e, f));
 }
 
+TEST_CASE("filters: one session, and only what the agent left for later sessions", "[log]") {
+    auto e = parse_log_line(
+        R"({"time":"2026-11-30T18:44:17.123Z","agent":"hermes","session":"s1","tool":"memory","kind":"persist","channel":"memory","verdict":"ask","rule":"persist.memory","command":"add: x"})");
+    REQUIRE(e);
+    CHECK(e->channel == "memory");
+    CHECK(e->session == "s1");
+    LogFilter f;
+    f.persisted = true;
+    CHECK(matches(*e, f));
+    f.session = "s2";
+    CHECK_FALSE(matches(*e, f));
+    f.session = "s1";
+    CHECK(matches(*e, f));
+    LogEntry plain = *e;
+    plain.channel.clear();
+    CHECK_FALSE(matches(plain, f));
+}
+
 TEST_CASE("--since takes a duration or an ISO date, and names the fix otherwise", "[log]") {
     auto now = std::chrono::system_clock::from_time_t(1796083200);  // 2026-12-01T00:00:00Z
     CHECK(since_cutoff("1h", now) == "2026-11-30T23:00:00.000Z");

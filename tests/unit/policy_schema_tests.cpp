@@ -137,6 +137,21 @@ TEST_CASE("hermes: other_tools and allow_tools are checked and read") {
     CHECK(toolcage::policy_from_json(json::parse("{}"), "p.json").hermes.other_tools == toolcage::Decision::ask);
 }
 
+TEST_CASE("hermes: each channel into later sessions is a verdict, ask by default, never cage") {
+    for (const char* key : {"memory", "user_profile", "skills", "context_files", "cron_prompts"}) {
+        INFO(key);
+        const std::string k(key);
+        CHECK(error_of(R"({"hermes": {")" + k + R"(": "cage"}})").starts_with("p.json: /hermes/" + k + ": \"cage\": no cage reaches"));
+        CHECK(error_of(R"({"hermes": {")" + k + R"(": 1}})").starts_with("p.json: /hermes/" + k + ": "));
+        CHECK(error_of(R"({"hermes": {")" + k + R"(": "deny"}})").empty());
+        auto p = toolcage::policy_from_json(json::parse(R"({"hermes": {")" + k + R"(": "allow"}})"), "p.json");
+        CHECK(p.hermes.channels.at(k) == toolcage::Decision::allow);
+        CHECK(toolcage::policy_to_json(p)["hermes"][k] == "allow");
+        CHECK(toolcage::policy_from_json(json::parse("{}"), "p.json").hermes.channels.at(k) == toolcage::Decision::ask);
+    }
+    CHECK(error_of(R"({"hermes": {"memories": "ask"}})").starts_with("p.json: /hermes/memories: unknown field"));
+}
+
 TEST_CASE("work roots: a home, /, a shared or system directory, a dot-directory are refused with the fix") {
     for (const char* bad : {R"("~")", R"("~/")", R"("~/.claude")", R"("~/.local/share")", R"("/")", R"("/tmp")",
                             R"("/usr/local/src")", R"("/etc/x")", R"("/home/u")", R"("/srv/.x/y")", R"("work")",
