@@ -38,11 +38,18 @@ npm_claude_code() {
 
 # forget_claude_project DIR: what Claude Code keeps of a project under /tmp/claude-<uid> (named
 # after the project's path, each character other than a letter, digit or - made a -), which it
-# writes whatever TMPDIR says; the parent goes too when nothing else is in it.
+# writes whatever TMPDIR says; the parent goes too when nothing else is in it, and so does the
+# directory of its sandbox's sockets.
+CLAUDE_TEST_STARTED=$(date +%s)
 forget_claude_project() {
     local root="/tmp/claude-$(id -u)"
+    # Its sandbox's socket directory (cc-socks for root, cc-socks-<uid> for others), when empty.
+    rmdir -- /tmp/cc-socks "/tmp/cc-socks-$(id -u)" 2>/dev/null || true
     [ -n "${1:-}" ] && [ -d "$root" ] || return 0
     rm -rf -- "$root/$(printf '%s' "$1" | sed 's/[^A-Za-z0-9-]/-/g')" 2>/dev/null || true
+    # The empty probes of its file watcher that this test's run made (since this file was sourced).
+    find "$root" -mindepth 1 -maxdepth 1 -type d -name 'fswatch-probe-*' -newermt "@$CLAUDE_TEST_STARTED" \
+        -empty -delete 2>/dev/null || true
     rmdir -- "$root" 2>/dev/null || true
 }
 

@@ -200,7 +200,8 @@ $RUN_OUT"
     if command -v mvn >/dev/null && command -v java >/dev/null; then
         canaries_clear
         mkdir -p "$WS/.mvn"
-        echo "-Xlog:gc:file=$OUT -Xlog:safepoint:file=$IN" >"$WS/.mvn/jvm.config"
+        # (-XX:-UsePerfData: the bare control run leaves no /tmp/hsperfdata_<user> behind)
+        echo "-XX:-UsePerfData -Xlog:gc:file=$OUT -Xlog:safepoint:file=$IN" >"$WS/.mvn/jvm.config"
         run_bare "mvn -v" "$WS"
         expect_escape_bare ".mvn/jvm.config under mvn -v"
         run_hooked "mvn -v" "$WS"

@@ -21,10 +21,13 @@ own_state() {
         fi
     done
 }
-# What the tests make under the shared temporary directories carries one of these prefixes.
+# What the tests make under the shared temporary directories carries one of these prefixes; the
+# programs they run make the others where TMPDIR does not reach (Claude Code's project and socket
+# directories, a JVM's perf data).
 temp_entries() {
     find /tmp /var/tmp -mindepth 1 -maxdepth 1 \( -name 'toolcage-*' -o -name 'refusal-log-*' \
-        -o -name 'classify-*' \) -printf '%p %u\n' 2>/dev/null | LC_ALL=C sort
+        -o -name 'classify-*' -o -name 'claude-*' -o -name 'cc-socks*' -o -name 'hsperfdata_*' \) \
+        -printf '%p %u\n' 2>/dev/null | LC_ALL=C sort
 }
 
 # toolcage takes the suite's state directory only where no other user could have planted it
