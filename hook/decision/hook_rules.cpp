@@ -65,6 +65,8 @@ std::vector<HookRule> make_rules() {
         {"tool.inert", "allow", "a call that neither runs code nor writes", "nothing to judge", kStructural},
         {"tool.other", "ask, or the policy's", "a tool toolcage does not inspect", "toolcage cannot judge it",
          "hermes.other_tools decides it"},
+        {"workspace.new-project", "cage", "a command that starts a project in a work root (git clone URL DIR, mkdir DIR, npm create…)",
+         "it runs in the cage with the new, empty directory as its only writable place", kCage},
         {"tool.unknown-field", "deny", "a field of a judged tool toolcage does not know (a newer agent's option)",
          "the call may do what toolcage cannot see", kFailure},
     };

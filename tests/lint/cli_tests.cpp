@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -311,6 +312,25 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
         CHECK(ids.count(word) == 1);
     }
     CHECK(named > 20);
+
+    // Every rule id the hook's own code answers with (a verdict written as {Decision::X, "id"})
+    // is one `policy rules` lists, so a user can look it up and see whether it may be overridden.
+    const std::regex verdict_id(R"re(Decision::[a-z]+,\s*"([a-z_-]+\.[a-z_.-]+)")re");
+    std::size_t found = 0;
+    for (const char* dir : {"/hook/decision", "/hook/adapters", "/hook/pipeline"})
+        for (const auto& e : std::filesystem::directory_iterator(std::string(TOOLCAGE_SOURCE_DIR) + dir)) {
+            if (e.path().extension() != ".cpp") continue;
+            std::ifstream src(e.path());
+            std::stringstream text;
+            text << src.rdbuf();
+            const std::string code = text.str();
+            for (std::sregex_iterator m(code.begin(), code.end(), verdict_id), end; m != end; ++m) {
+                ++found;
+                INFO(e.path().string() << ": " << (*m)[1]);
+                CHECK(ids.count((*m)[1]) == 1);
+            }
+        }
+    CHECK(found > 20);
 }
 
 TEST_CASE("an override of a rule of the hook itself is refused, and one that lets a protection through is warned about") {
