@@ -75,8 +75,8 @@ std::vector<FileTool> file_tools() {
                         },
                         seen_hermes};
     };
-    auto openclaw = [](const std::string& tool, json extra) {
-        return FileTool{"openclaw " + tool, true,
+    auto openclaw = [](const std::string& tool, json extra, bool writes = true) {
+        return FileTool{"openclaw " + tool, writes,
                         [=](const std::string& p, const std::string& ws) {
                             json params = extra;
                             params["path"] = p;
@@ -107,6 +107,8 @@ std::vector<FileTool> file_tools() {
         claude("Glob", "path", {{"pattern", "*"}}, false),
         openclaw("write", {{"content", "x"}}),
         openclaw("edit", {{"oldText", "a"}, {"newText", "b"}}),
+        openclaw("read", json::object(), false),
+        openclaw("grep", {{"pattern", "BEGIN"}}, false),
         {"openclaw apply_patch", true,
          [](const std::string& p, const std::string& ws) {
              return openclaw_payload(
