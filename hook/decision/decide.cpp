@@ -314,7 +314,7 @@ Outcome decide(const ToolCall& call, const DecideContext& dc) {
     classify::Context where = dc.policy.workspace.roots.empty() ? dc.where : classify::make_context(dc.where.cwd, rooted);
     if (elsewhere) where.workspace = workspace::choose(*moved, rooted);
     const DecideContext placed{dc.policy, dc.policy_arg, dc.toolcage_bin, dc.protect, dc.home,
-                               dc.step_id, rooted, std::move(where)};
+                               dc.step_id, rooted, std::move(where), elsewhere ? *moved : std::string()};
     return decide_placed(call, placed);
 }
 
@@ -368,8 +368,8 @@ Outcome decide_placed(const ToolCall& call, const DecideContext& dc) {
     // toolcage's own rewrite is placed already: it runs as it is.
     if (call.kind == ToolKind::shell && o.verdict.rule != kOwnRewrite) {
         // The step starts where the command's leading moves take the agent's shell (`cd proj &&
-        // make test`): its workspace is chosen there.
-        const std::string starts_in = cwd_after_moves(call.command, dc.where.cwd).value_or(dc.where.cwd);
+        // make test`, decide()): its workspace is chosen there.
+        const std::string& starts_in = dc.starts_in.empty() ? dc.where.cwd : dc.starts_in;
         PlacementContext pc{dc.policy, dc.policy_arg, dc.toolcage_bin, workspace::decide(starts_in, dc.guarded),
                             dc.step_id};
         Placement p = place_shell_command(call, o.verdict, pc);

@@ -25,6 +25,9 @@ struct DecideContext {
     // directory (classify::make_context of call.cwd).
     const workspace::Guarded& guarded;
     classify::Context where;
+    // Where a shell command's step starts: after its leading moves (`cd proj && make`), worked out
+    // once by decide(); empty when that is where.cwd.
+    std::string starts_in{};
 };
 
 // Never throws for anything an agent can send; an ask never turns into an allow.

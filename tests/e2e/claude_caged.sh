@@ -27,14 +27,7 @@ mkdir -p "$HOME_DIR" "$PROJECT/.claude"
 git init -q "$PROJECT"
 # $TOOLCAGE_LOG counts only under toolcage's state directory (the suite's own under CTest).
 DECISIONS="$(toolcage_state_dir)/test-logs/$(basename "$WORK").jsonl"
-node -e '
-const [bin, policy, file] = process.argv.slice(1);
-const q = (s) => "\x27" + s.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
-require("fs").writeFileSync(file, JSON.stringify({
-  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob",
-    hooks: [{ type: "command", command: q(bin) + " hook --agent claude --policy " + q(policy), timeout: 30 }] }] }
-}, null, 2));
-' "$TOOLCAGE" "$POLICY" "$PROJECT/.claude/settings.json"
+claude_hook_settings "$PROJECT/.claude/settings.json" "$TOOLCAGE" "$POLICY"
 
 # Code that runs (python3): the hook cages it. Its output is only what the cage shows from inside.
 # The home write's target reaches python only at run time (a write to the home the hook can see

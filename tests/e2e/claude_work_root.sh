@@ -78,14 +78,7 @@ require("fs").writeFileSync(file, JSON.stringify({ name: "worker", extends: "for
 "$TOOLCAGE" policy validate "$POLICY" >/dev/null || fail "the worker policy does not validate"
 
 DECISIONS="$(toolcage_state_dir)/test-logs/$(basename "$WORK").jsonl"
-node -e '
-const [bin, policy, file] = process.argv.slice(1);
-const q = (s) => "\x27" + s.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
-require("fs").writeFileSync(file, JSON.stringify({
-  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob",
-    hooks: [{ type: "command", command: q(bin) + " hook --agent claude --policy " + q(policy), timeout: 30,
-              onFailure: "block" }] }] }
-}, null, 2));' "$TOOLCAGE" "$POLICY" "$ROOT/.claude/settings.json"
+claude_hook_settings "$ROOT/.claude/settings.json" "$TOOLCAGE" "$POLICY"
 
 CLONE="git clone file://$BARE proj"
 INSTALL="cd $ROOT/proj && npm install --no-audit --no-fund && echo INSTALLED"

@@ -53,6 +53,20 @@ forget_claude_project() {
     rmdir -- "$root" 2>/dev/null || true
 }
 
+# claude_hook_settings FILE TOOLCAGE_BIN [POLICY]: a project's .claude/settings.json with
+# `toolcage hook` as its PreToolUse hook, as `toolcage install claude` writes it (the matcher,
+# onFailure "block"), with a longer timeout for a loaded machine.
+claude_hook_settings() {
+    node -e '
+const [file, bin, policy] = process.argv.slice(1);
+const q = (s) => "\x27" + s.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
+require("fs").writeFileSync(file, JSON.stringify({
+  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob",
+    hooks: [{ type: "command", command: q(bin) + " hook --agent claude" + (policy ? " --policy " + q(policy) : ""),
+              timeout: 30, onFailure: "block" }] }] }
+}, null, 2));' "$@"
+}
+
 # claude_tool_results LOG: the text of every tool_result Claude Code sent back to the mock of the
 # Messages API (tests/hook/mock_anthropic.mjs logs each request body), each once.
 claude_tool_results() {

@@ -55,14 +55,7 @@ git init -q "$PROJECT" 2>/dev/null || mkdir -p "$PROJECT/.git"
 # the user database's home's).
 DECISIONS="${TOOLCAGE_STATE_DIR:-$(getent passwd "$(id -u)" | cut -d: -f6)/.local/state/toolcage}/test-logs/$(basename "$WORK").jsonl"
 
-node -e '
-const [bin, file] = process.argv.slice(1);
-const quoted = "\x27" + bin.replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
-require("fs").writeFileSync(file, JSON.stringify({
-  hooks: { PreToolUse: [{ matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob",
-                          hooks: [{ type: "command", command: quoted + " hook --agent claude", timeout: 30 }] }] }
-}, null, 2));
-' "$TOOLCAGE_BIN" "$PROJECT/.claude/settings.json"
+claude_hook_settings "$PROJECT/.claude/settings.json" "$TOOLCAGE_BIN"
 
 # run_claude NAME COMMAND [COMMANDS_JSON]: one -p session whose model asks for Bash(COMMAND)
 # once, or for each of COMMANDS_JSON in turn.
