@@ -66,9 +66,9 @@ const hit = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean)
 console.log(hit ? hit.verdict : "none");' "$DECISIONS" "$COMMAND" 2>/dev/null || echo none)
 [ "$VERDICT" = cage ] || fail "toolcage logged \"$VERDICT\" for the command, not cage"
 
-echo "$RESULT" | grep -q 'CAGED-42' || fail "the command's output did not reach the model"
-echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the tool result does not show NoNewPrivs 1"
-echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the tool result does not show a seccomp filter"
-echo "$RESULT" | grep -q 'home-write-exit=1' || fail "the write to \$HOME was not refused"
+grep -q 'CAGED-42' <<<"$RESULT" || fail "the command's output did not reach the model"
+grep -Eq 'NoNewPrivs:[[:space:]]+1' <<<"$RESULT" || fail "the tool result does not show NoNewPrivs 1"
+grep -Eq 'Seccomp:[[:space:]]+2' <<<"$RESULT" || fail "the tool result does not show a seccomp filter"
+grep -q 'home-write-exit=1' <<<"$RESULT" || fail "the write to \$HOME was not refused"
 [ ! -e "$HOME_DIR/claude-escape" ] || fail "the caged command wrote $HOME_DIR/claude-escape"
 echo "PASS: Claude Code ran the command in the cage and its output reached the model"

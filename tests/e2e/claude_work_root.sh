@@ -130,14 +130,14 @@ V=$(verdict "$CLONE")
 # 2. The tests: caged, the project written, secrets hidden, the home closed.
 V=$(verdict "$TESTS")
 [ "${V%% *}" = cage ] || fail "the tests were logged as \"$V\", not caged"
-echo "$RESULT" | grep -q TESTS-PASSED || fail "the tests' output did not reach the model"
-echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the tests did not run with NoNewPrivs"
-echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the tests did not run under seccomp"
-echo "$RESULT" | grep -q project-write=ok || fail "the tests could not write their project"
+grep -q TESTS-PASSED <<<"$RESULT" || fail "the tests' output did not reach the model"
+grep -Eq 'NoNewPrivs:[[:space:]]+1' <<<"$RESULT" || fail "the tests did not run with NoNewPrivs"
+grep -Eq 'Seccomp:[[:space:]]+2' <<<"$RESULT" || fail "the tests did not run under seccomp"
+grep -q project-write=ok <<<"$RESULT" || fail "the tests could not write their project"
 [ "$(cat "$ROOT/proj/test-output.txt")" = built ] || fail "the tests' output file is not in the project"
-echo "$RESULT" | grep -q npmrc=hidden || fail "the tests read ~/.npmrc"
-echo "$RESULT" | grep -q sshkey=hidden || fail "the tests read the ssh key"
-echo "$RESULT" | grep -q home-write=refused || fail "the tests wrote the home"
+grep -q npmrc=hidden <<<"$RESULT" || fail "the tests read ~/.npmrc"
+grep -q sshkey=hidden <<<"$RESULT" || fail "the tests read the ssh key"
+grep -q home-write=refused <<<"$RESULT" || fail "the tests wrote the home"
 [ ! -e "$HOME_DIR/planted-by-tests" ] || fail "the tests planted a file in the home"
 
 # The install and the commit: caged, in the project, and without the token the user's git
@@ -145,30 +145,30 @@ echo "$RESULT" | grep -q home-write=refused || fail "the tests wrote the home"
 # the identity is given on the command line, as a worker without one of its own does.)
 V=$(verdict "$INSTALL")
 [ "${V%% *}" = cage ] || fail "npm install was logged as \"$V\", not caged"
-echo "$RESULT" | grep -q INSTALLED || fail "npm install did not finish in the cage"
+grep -q INSTALLED <<<"$RESULT" || fail "npm install did not finish in the cage"
 [ -f "$ROOT/proj/package-lock.json" ] || fail "npm install wrote no package-lock.json in the project"
 V=$(verdict "$COMMIT")
 [ "${V%% *}" = cage ] || fail "the commit was logged as \"$V\", not caged"
-echo "$RESULT" | grep -q "COMMITTED by Day Worker" || fail "the commit did not carry the identity it was given"
+grep -q "COMMITTED by Day Worker" <<<"$RESULT" || fail "the commit did not carry the identity it was given"
 [ "$(git -C "$ROOT/proj" log -1 --format=%s)" = "tests pass" ] || fail "the commit is not in the project"
-echo "$RESULT" | grep -q ghp_SECRETTOKEN && fail "the token in the user's git configuration reached the step"
+grep -q ghp_SECRETTOKEN <<<"$RESULT" && fail "the token in the user's git configuration reached the step"
 
 # 3. Listing the home: allowed, read-only, no question.
 V=$(verdict "$LIST")
 [ "${V%% *}" = allow ] || fail "ls in the home was logged as \"$V\", not allow"
-echo "$RESULT" | grep -q 'notes' || fail "ls in the home did not reach the model"
+grep -q 'notes' <<<"$RESULT" || fail "ls in the home did not reach the model"
 
 # 4. A write in ~/notes: asked (the question names the directory); nobody answers; not written.
 V=$(verdict "$NOTE")
 [ "$V" = "ask hook.no-workspace" ] || fail "the write in ~/notes was logged as \"$V\", not ask hook.no-workspace"
 [ ! -e "$HOME_DIR/notes/note.txt" ] || fail "the write in ~/notes ran without an approval"
-echo "$RESULT" | grep -q NOTE-WRITTEN && fail "the write in ~/notes reached the model as done"
+grep -q NOTE-WRITTEN <<<"$RESULT" && fail "the write in ~/notes reached the model as done"
 
 # 5. A write in the home itself: refused outright; not written.
 V=$(verdict "$HOMEWRITE")
 [ "${V%% *}" = deny ] || fail "the write in the home was logged as \"$V\", not deny"
 [ ! -e "$HOME_DIR/planted.txt" ] || fail "the write in the home ran"
-echo "$RESULT" | grep -q HOME-WRITTEN && fail "the write in the home reached the model as done"
+grep -q HOME-WRITTEN <<<"$RESULT" && fail "the write in the home reached the model as done"
 
 # The user's files are as they were.
 grep -q ghp_SECRETTOKEN0123456789 "$HOME_DIR/.gitconfig" || fail "~/.gitconfig changed"

@@ -86,14 +86,14 @@ step "$P" "make"
 
 step "$P" "make test"
 [ "$RUN_RC" -eq 0 ] || fail "the caged make test exited $RUN_RC"
-echo "$RUN_OUT" | grep -q '^3 tests passed$' || fail "make test did not report its tests passing"
+grep -q '^3 tests passed$' <<<"$RUN_OUT" || fail "make test did not report its tests passing"
 
 # The cage seen from inside the same kind of step: no_new_privs, and no network.
 step "$P" "grep NoNewPrivs /proc/self/status; curl -sS -m 5 http://127.0.0.1:$PORT/inside; echo \"curl-exit=\$?\""
-echo "$RUN_OUT" | grep -Eq '^NoNewPrivs:[[:space:]]+1$' || fail "the step did not run with no_new_privs"
-echo "$RUN_OUT" | grep -q '^reached$' && fail "the caged curl reached the loopback listener"
-echo "$RUN_OUT" | grep -q '^curl-exit=0$' && fail "the caged curl succeeded"
-echo "$RUN_OUT" | grep -Eq '^curl-exit=[1-9][0-9]*$' || fail "the caged curl did not run"
+grep -Eq '^NoNewPrivs:[[:space:]]+1$' <<<"$RUN_OUT" || fail "the step did not run with no_new_privs"
+grep -q '^reached$' <<<"$RUN_OUT" && fail "the caged curl reached the loopback listener"
+grep -q '^curl-exit=0$' <<<"$RUN_OUT" && fail "the caged curl succeeded"
+grep -Eq '^curl-exit=[1-9][0-9]*$' <<<"$RUN_OUT" || fail "the caged curl did not run"
 grep -q /inside "$WORK/listener.log" && fail "the listener saw a request from inside the cage"
 # toolcage's own state (the step journal, written by the supervisor outside the cage) aside.
 wrote=$(cd "$HOME_DIR" && find . -mindepth 1 ! -path ./.local ! -path ./.local/state ! -path './.local/state/toolcage*')

@@ -62,7 +62,7 @@ before=$(log_lines)
 REWRITE=$(hermes_rewrite "$WORK/policy/e2e-no-range.json" "$COMMAND" "$WS")
 run_as_agent "$WS" "$HOME_DIR" "$REWRITE"
 echo "--- without the range (exit $RUN_RC) ---"; echo "$RUN_OUT" | tail -15; echo "---"
-echo "$RUN_OUT" | grep -q '^INSTALL-OK$' && fail "npm install succeeded although the relay may not dial $ADDRESS"
+grep -q '^INSTALL-OK$' <<<"$RUN_OUT" && fail "npm install succeeded although the relay may not dial $ADDRESS"
 [ ! -e "$WS/node_modules/$PACKAGE" ] || fail "node_modules/$PACKAGE exists without the range"
 tail -n +"$((before + 1))" "$RELAY_LOG" > "$WORK/relay-1.jsonl"
 has_line_with "$WORK/relay-1.jsonl" "\"host\":\"$REGISTRY_HOST\"" '"verdict":"deny"' 'relay.allow_ranges' \
@@ -74,10 +74,10 @@ REWRITE=$(hermes_rewrite "$WORK/policy/e2e-range.json" "$COMMAND" "$WS")
 run_as_agent "$WS" "$HOME_DIR" "$REWRITE"
 echo "--- with $RANGE (exit $RUN_RC) ---"; echo "$RUN_OUT" | tail -15; echo "---"
 [ "$RUN_RC" -eq 0 ] || fail "the caged step exited $RUN_RC"
-echo "$RUN_OUT" | grep -q '^INSTALL-OK$' || fail "npm install failed inside the cage with $RANGE allowed"
+grep -q '^INSTALL-OK$' <<<"$RUN_OUT" || fail "npm install failed inside the cage with $RANGE allowed"
 got=$(node -p "require('$WS/node_modules/$PACKAGE/package.json').version")
 [ "$got" = "$VERSION" ] || fail "installed $PACKAGE is $got, not $VERSION"
-echo "$RUN_OUT" | grep -q '^curl-exit=56$' || fail "curl to example.com was not refused (exit 56)"
+grep -q '^curl-exit=56$' <<<"$RUN_OUT" || fail "curl to example.com was not refused (exit 56)"
 tail -n +"$((before + 1))" "$RELAY_LOG" > "$WORK/relay-2.jsonl"
 has_line_with "$WORK/relay-2.jsonl" "\"host\":\"$REGISTRY_HOST\"" '"verdict":"allow"' \
     || fail "the relay's log shows no allowed tunnel to $REGISTRY_HOST"

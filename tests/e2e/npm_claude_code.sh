@@ -8,6 +8,11 @@
 npm_claude_code() {
     local cache="$1" package="@anthropic-ai/claude-code${2:+@$2}" global=() rc
     CLAUDE="$cache/node_modules/.bin/claude"
+    # What Claude Code keeps of a session (its shell's snapshot, the cwd it tracks, per-project
+    # files) goes where CLAUDE_CODE_TMPDIR says, else under the system's temp directory as
+    # claude-<uid>: into the work directory, which goes with the test.
+    export CLAUDE_CODE_TMPDIR="$WORK/claude-tmp"
+    mkdir -p -m 700 "$CLAUDE_CODE_TMPDIR"
     [ -x "$CLAUDE" ] && return 0
     local system_rc
     system_rc=$(timeout 30 npm config get globalconfig 2>/dev/null || true)
@@ -36,9 +41,9 @@ npm_claude_code() {
     [ -x "$CLAUDE" ] || fail "npm install left no $CLAUDE"
 }
 
-# forget_claude_project DIR: what Claude Code keeps of a project under /tmp/claude-<uid> (named
-# after the project's path, each character other than a letter, digit or - made a -), which it
-# writes whatever TMPDIR says; the parent goes too when nothing else is in it, and so does the
+# forget_claude_project DIR: what a Claude Code that does not read CLAUDE_CODE_TMPDIR keeps of a
+# project under /tmp/claude-<uid> (named after the project's path, each character other than a
+# letter, digit or - made a -); the parent goes too when nothing else is in it, and so does the
 # directory of its sandbox's sockets.
 CLAUDE_TEST_STARTED=$(date +%s)
 forget_claude_project() {

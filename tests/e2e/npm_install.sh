@@ -65,16 +65,16 @@ echo "--- caged step (exit $RUN_RC) ---"
 echo "$RUN_OUT"
 echo "---"
 [ "$RUN_RC" -eq 0 ] || fail "the caged step exited $RUN_RC"
-echo "$RUN_OUT" | grep -q '^INSTALL-OK$' || fail "npm install failed inside the cage"
+grep -q '^INSTALL-OK$' <<<"$RUN_OUT" || fail "npm install failed inside the cage"
 [ -f "$WS/node_modules/$PACKAGE/package.json" ] || fail "node_modules/$PACKAGE/package.json is missing"
 got=$(node -p "require('$WS/node_modules/$PACKAGE/package.json').version")
 [ "$got" = "$VERSION" ] || fail "installed $PACKAGE is $got, not $VERSION"
 grep -q "\"$PACKAGE\"" "$WS/package.json" || fail "package.json does not record $PACKAGE"
 
-echo "$RUN_OUT" | grep -q 'CONNECT tunnel failed, response 403' \
+grep -q 'CONNECT tunnel failed, response 403' <<<"$RUN_OUT" \
     || fail "curl to a host off the allowlist did not get the relay's 403"
-echo "$RUN_OUT" | grep -q '^curl-exit=56$' || fail "curl did not fail with exit 56"
-echo "$RUN_OUT" | grep -q '^touch-exit=0$' && fail "the write to \$HOME succeeded"
+grep -q '^curl-exit=56$' <<<"$RUN_OUT" || fail "curl did not fail with exit 56"
+grep -q '^touch-exit=0$' <<<"$RUN_OUT" && fail "the write to \$HOME succeeded"
 [ ! -e "$HOME_DIR/escape-marker" ] || fail "the cage wrote $HOME_DIR/escape-marker"
 
 # The relay's own log (this step's lines): the registry let through, example.com refused.

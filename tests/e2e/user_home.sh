@@ -195,7 +195,7 @@ fi
 
 step "$P" "make test"
 [ "$RUN_RC" -eq 0 ] || fail "the caged make test exited $RUN_RC"
-echo "$RUN_OUT" | grep -q '^tests passed$' || fail "make test did not pass"
+grep -q '^tests passed$' <<<"$RUN_OUT" || fail "make test did not pass"
 
 echo "change" > "$P/CHANGES"
 step "$P" "git add -A && git commit -qm 'e2e: a change' && git st && git last"
@@ -203,7 +203,7 @@ step "$P" "git add -A && git commit -qm 'e2e: a change' && git st && git last"
 who=$(git -C "$P" log -1 --format='%an <%ae>|%cn <%ce>')
 [ "$who" = "Erin Example <erin@example.org>|Erin Example <erin@example.org>" ] \
     || fail "the commit does not carry the user's identity: $who"
-echo "$RUN_OUT" | grep -q '^Erin Example$' || fail "the user's alias (git last) did not run"
+grep -q '^Erin Example$' <<<"$RUN_OUT" || fail "the user's alias (git last) did not run"
 
 # Everything a worker could look at, from a script of the workspace's (as a stranger's
 # repository would have it).
@@ -228,21 +228,21 @@ printf 'protocol=https\nhost=github.com\n\n' | GIT_TERMINAL_PROMPT=0 git credent
 echo "== done"
 SH
 step "$P" "sh ./probe.sh"
-echo "$RUN_OUT" | grep -q '^== done$' || fail "the probe did not run to its end"
-echo "$RUN_OUT" | grep -qx 'python3=/usr/bin/python3' || fail "python3 in the cage is not /usr/bin/python3"
-echo "$RUN_OUT" | grep -qx 'sys.executable=/usr/bin/python3' || fail "the cage's python3 is not the system's"
-echo "$RUN_OUT" | grep -q AGENT-VENV-PYTHON && fail "the agent's venv python3 ran in the cage"
-echo "$RUN_OUT" | grep -q 'user.name=Erin Example' || fail "git's global config lost the identity"
-echo "$RUN_OUT" | grep -q 'alias.st=status --short' || fail "git's global config lost the alias"
-echo "$RUN_OUT" | grep -q 'alias.co=checkout' || fail "git's XDG config was not read"
-echo "$RUN_OUT" | grep -q 'fund = false' || fail "npm lost the user's fund=false"
-echo "$RUN_OUT" | grep -q '@erin:registry = "https://npm.example.org/"' || fail "npm lost the scope's registry"
-echo "$RUN_OUT" | grep -q 'timeout = 30' || fail "pip lost the user's timeout"
+grep -q '^== done$' <<<"$RUN_OUT" || fail "the probe did not run to its end"
+grep -qx 'python3=/usr/bin/python3' <<<"$RUN_OUT" || fail "python3 in the cage is not /usr/bin/python3"
+grep -qx 'sys.executable=/usr/bin/python3' <<<"$RUN_OUT" || fail "the cage's python3 is not the system's"
+grep -q AGENT-VENV-PYTHON <<<"$RUN_OUT" && fail "the agent's venv python3 ran in the cage"
+grep -q 'user.name=Erin Example' <<<"$RUN_OUT" || fail "git's global config lost the identity"
+grep -q 'alias.st=status --short' <<<"$RUN_OUT" || fail "git's global config lost the alias"
+grep -q 'alias.co=checkout' <<<"$RUN_OUT" || fail "git's XDG config was not read"
+grep -q 'fund = false' <<<"$RUN_OUT" || fail "npm lost the user's fund=false"
+grep -q '@erin:registry = "https://npm.example.org/"' <<<"$RUN_OUT" || fail "npm lost the scope's registry"
+grep -q 'timeout = 30' <<<"$RUN_OUT" || fail "pip lost the user's timeout"
 gitconf=$(echo "$RUN_OUT" | sed -n '/^== git global$/,/^== npm$/p')
 for key in credential. insteadof extraheader include.path includeif sshcommand signingkey gpgsign; do
-    echo "$gitconf" | grep -iq -- "$key" && fail "git's config in the cage holds $key"
+    grep -iq -- <<<"$gitconf" "$key" && fail "git's config in the cage holds $key"
 done
-echo "$RUN_OUT" | grep -q '^password=' && fail "git credential fill found a password"
+grep -q '^password=' <<<"$RUN_OUT" && fail "git credential fill found a password"
 if grep -n "$MARK" "$ALL_OUT"; then
     fail "a secret reached a caged step's output (lines above)"
 fi

@@ -59,7 +59,7 @@ DECISIONS="${TOOLCAGE_STATE_DIR:-$(getent passwd "$(id -u)" | cut -d: -f6)/.loca
 # The entry as `toolcage install claude` writes it, for the Claude Code on PATH.
 INSTALLED=$(PATH="$(dirname "$CLAUDE"):/usr/bin:/bin" timeout 60 "$TOOLCAGE_BIN" install claude --settings "$SETTINGS")
 echo "$INSTALLED"
-echo "$INSTALLED" | grep -q "Claude Code $CLAUDE_VERSION (package.json of .*): a hook that cannot start, hangs past its timeout or crashes blocks the call" \
+grep -q "Claude Code $CLAUDE_VERSION (package.json of .*): a hook that cannot start, hangs past its timeout or crashes blocks the call" <<<"$INSTALLED" \
     || fail "install claude did not report that Claude Code $CLAUDE_VERSION blocks on a failing hook"
 
 # with_hook COMMAND [TIMEOUT] [keep|drop]: the installed settings with the hook's command (and
@@ -126,9 +126,9 @@ case "$SHOWN" in
 esac
 RESULT=$(claude_tool_results "$WORK/ask.requests.jsonl")
 echo "ask tool result: $RESULT"
-echo "$RESULT" | grep -q "ASK-DONE" || fail "the approved command did not run"
-echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the approved command ran without the cage's seccomp filter"
-echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the approved command ran without no_new_privs"
+grep -q "ASK-DONE" <<<"$RESULT" || fail "the approved command did not run"
+grep -Eq 'Seccomp:[[:space:]]+2' <<<"$RESULT" || fail "the approved command ran without the cage's seccomp filter"
+grep -Eq 'NoNewPrivs:[[:space:]]+1' <<<"$RESULT" || fail "the approved command ran without no_new_privs"
 echo "PASS: an approved ask ran inside the cage"
 
 # 2. A hook that crashes, hangs or exits 1 blocks the call; without onFailure it would not.
@@ -140,13 +140,14 @@ for bad in crash hang exit1; do
     PROBE="echo RAN-$bad-\$((6*7))"
     with_hook "$WORK/$bad" 3 drop
     run_claude "$bad-without" "$PROBE"
-    claude_tool_results "$WORK/$bad-without.requests.jsonl" | grep -q "RAN-$bad-42" \
-        || fail "control: without onFailure, Claude Code did not run the call past a $bad hook: $(claude_tool_results "$WORK/$bad-without.requests.jsonl")"
+    RESULT=$(claude_tool_results "$WORK/$bad-without.requests.jsonl")
+    grep -q "RAN-$bad-42" <<<"$RESULT" \
+        || fail "control: without onFailure, Claude Code did not run the call past a $bad hook: $RESULT"
     with_hook "$WORK/$bad" 3 keep
     run_claude "$bad" "$PROBE"
     RESULT=$(claude_tool_results "$WORK/$bad.requests.jsonl")
     echo "$bad hook: $RESULT"
-    if echo "$RESULT" | grep -q "RAN-$bad-42"; then fail "the call ran past a $bad hook"; fi
-    echo "$RESULT" | grep -q 'blocking because onFailure is "block"' || fail "Claude Code did not say the $bad hook blocked"
+    if grep -q "RAN-$bad-42" <<<"$RESULT"; then fail "the call ran past a $bad hook"; fi
+    grep -q 'blocking because onFailure is "block"' <<<"$RESULT" || fail "Claude Code did not say the $bad hook blocked"
     echo "PASS: a $bad hook blocks the call"
 done

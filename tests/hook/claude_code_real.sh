@@ -100,7 +100,7 @@ run_claude destructive "$DESTRUCTIVE"
 [ -f "$HOME_DIR/precious/keep.txt" ] || fail "the destructive command ran: ~/precious is gone"
 RESULT=$(claude_tool_results "$WORK/destructive.requests.jsonl")
 echo "destructive tool result: $RESULT"
-echo "$RESULT" | grep -q "toolcage" || fail "the tool result does not carry toolcage's refusal"
+grep -q "toolcage" <<<"$RESULT" || fail "the tool result does not carry toolcage's refusal"
 [ "$(decision_for "$DESTRUCTIVE")" = deny ] || fail "toolcage did not log a deny for $DESTRUCTIVE"
 
 # 2. risky: runs through the rewrite
@@ -109,14 +109,14 @@ run_claude risky "$RISKY"
 RESULT=$(claude_tool_results "$WORK/risky.requests.jsonl")
 echo "risky tool result: $RESULT"
 [ "$(decision_for "$RISKY")" = cage ] || fail "toolcage did not log a cage verdict for the risky command"
-if echo "$RESULT" | grep -q "RISKY-DONE"; then
+if grep -q "RISKY-DONE" <<<"$RESULT"; then
     # It ran: it must have run inside the cage.
-    echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the risky command ran without a seccomp filter"
-    echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the risky command ran without no_new_privs"
+    grep -Eq 'Seccomp:[[:space:]]+2' <<<"$RESULT" || fail "the risky command ran without a seccomp filter"
+    grep -Eq 'NoNewPrivs:[[:space:]]+1' <<<"$RESULT" || fail "the risky command ran without no_new_privs"
     echo "PASS: the risky command ran inside the cage"
 else
     # No cage yet: what ran was the rewrite, i.e. toolcage run itself.
-    echo "$RESULT" | grep -q "toolcage run" || fail "neither the caged command nor the rewrite ran"
+    grep -q "toolcage run" <<<"$RESULT" || fail "neither the caged command nor the rewrite ran"
     echo "PASS: Claude Code executed the cage rewrite (toolcage run is not available yet)"
 fi
 echo "PASS: destructive command blocked, target survived"
@@ -132,9 +132,9 @@ RESULT=$(claude_tool_results "$WORK/shell-state.requests.jsonl")
 echo "shell-state tool results: $RESULT"
 [ "$(decision_for "cd sub && ls")" = allow ] || fail "toolcage did not log an allow for cd sub && ls"
 [ "$(decision_for "$STATUS")" = allow ] || fail "toolcage did not log an allow for $STATUS"
-echo "$RESULT" | grep -qx "inner-file.txt" || fail "cd sub && ls did not list sub"
-echo "$RESULT" | grep -Eq 'Seccomp:[[:space:]]+2' || fail "the allowed command ran without the cage's seccomp filter"
-echo "$RESULT" | grep -Eq 'NoNewPrivs:[[:space:]]+1' || fail "the allowed command ran without no_new_privs"
-echo "$RESULT" | grep -qx "$PROJECT/sub" || fail "pwd after cd sub && ls does not show sub"
+grep -qx "inner-file.txt" <<<"$RESULT" || fail "cd sub && ls did not list sub"
+grep -Eq 'Seccomp:[[:space:]]+2' <<<"$RESULT" || fail "the allowed command ran without the cage's seccomp filter"
+grep -Eq 'NoNewPrivs:[[:space:]]+1' <<<"$RESULT" || fail "the allowed command ran without no_new_privs"
+grep -qx "$PROJECT/sub" <<<"$RESULT" || fail "pwd after cd sub && ls does not show sub"
 echo "PASS: cd sub && ls moved Claude Code's shell (pwd shows sub); allowed commands run read-only caged"
 
