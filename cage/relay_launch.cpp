@@ -350,6 +350,7 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         a = {"--token-file", token_path, "--max-tunnels", std::to_string(policy.max_tunnels)};
         for (const auto& entry : allow) a.insert(a.end(), {"--allow", entry});
         if (policy.allow_private) a.push_back("--allow-private");
+        if (!policy.require_sni) a.push_back("--allow-missing-sni");
         for (const auto& range : policy.allow_ranges) a.insert(a.end(), {"--allow-range", range});
         // The policy's upstream only: a proxy variable of the launcher's is the agent's shell's.
         const std::string& upstream = policy.upstream;

@@ -87,6 +87,9 @@ struct RelayPolicy {
     // CIDR ranges of the user's own network the relay may dial although they are not public
     // (split-horizon DNS, an intercepting proxy); never metadata or link-local addresses.
     std::vector<std::string> allow_ranges;
+    // A TLS handshake through the relay always names the CONNECT's host when it names one; this
+    // says whether one naming no server (no SNI) to a host name is refused too.
+    bool require_sni = true;
     std::string upstream;             // http://[user:pass@]host:port, or empty for direct
     int max_tunnels = 256;
     bool operator==(const RelayPolicy&) const = default;

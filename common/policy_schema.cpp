@@ -246,11 +246,11 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
 
 void check_relay(const json& r, const std::string& file, const std::string& ptr) {
     need(r.is_object(), r, file, ptr, "must be an object");
-    only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "allow_ranges", "upstream",
-                  "max_tunnels"},
+    only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "allow_ranges", "require_sni",
+                  "upstream", "max_tunnels"},
               file, ptr);
     each([&] {
-        for (const char* k : {"enabled", "allow_private"})
+        for (const char* k : {"enabled", "allow_private", "require_sni"})
             if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
     });
     // credentialed is written in allow's grammar: it names entries of allow.
@@ -543,6 +543,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         rp.credentialed = r.value("credentialed", rp.credentialed);
         rp.allow_private = r.value("allow_private", rp.allow_private);
         rp.allow_ranges = r.value("allow_ranges", rp.allow_ranges);
+        rp.require_sni = r.value("require_sni", rp.require_sni);
         rp.upstream = r.value("upstream", rp.upstream);
         rp.max_tunnels = r.value("max_tunnels", rp.max_tunnels);
     }
@@ -598,6 +599,7 @@ nlohmann::json policy_to_json(const Policy& p) {
              {{"enabled", p.relay.enabled}, {"allow", p.relay.allow},
               {"credentialed", p.relay.credentialed},
               {"allow_private", p.relay.allow_private}, {"allow_ranges", p.relay.allow_ranges},
+              {"require_sni", p.relay.require_sni},
               {"upstream", p.relay.upstream},
               {"max_tunnels", p.relay.max_tunnels}}},
             {"hermes", hermes},

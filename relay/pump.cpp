@@ -31,6 +31,13 @@ struct Flow {
     uint64_t total = 0;
 };
 
+// A tunnel's first client bytes, held until they are judged.
+struct Gate {
+    HandshakeRule rule;
+    std::string held;
+    Clock::time_point first_byte{};  // when `held` got its first byte
+};
+
 struct Pump::Tunnel {
     struct Side {
         Tunnel* t;
@@ -46,6 +53,7 @@ struct Pump::Tunnel {
     Clock::time_point last_active;
     ConnectRecord record;
     Clock::time_point accepted;
+    std::unique_ptr<Gate> gate;  // until the first client bytes are judged
 };
 
 Pump::Pump(Options opt) : opt_(std::move(opt)), scratch_(new char[kChunk]) {}
@@ -94,6 +102,14 @@ void Pump::take_new() {
         t->record = std::move(s.record);
         t->accepted = s.accepted;
         t->last_active = Clock::now();
+        if (s.check) {
+            // Bytes the client sent with its CONNECT are the start of what is judged.
+            t->gate = std::make_unique<Gate>();
+            t->gate->rule = std::move(*s.check);
+            t->gate->held = std::move(s.to_target);
+            s.to_target.clear();
+            if (!t->gate->held.empty()) t->gate->first_byte = t->last_active;
+        }
         const std::string* early[2] = {&s.to_target, &s.to_client};
         for (int i = 0; i < 2; ++i) {
             t->side[i] = {t.get(), i};
@@ -123,11 +139,13 @@ void Pump::take_new() {
 // Moves what can move without blocking, in both directions, within a budget.
 void Pump::progress(Tunnel& t) {
     if (t.dead) return;
+    if (t.gate && !open_gate(t)) return;
     size_t moved = 0;
     bool active = true;
     while (active && !t.dead) {
         active = false;
         for (int i = 0; i < 2 && !t.dead; ++i) {
+            if (i == 0 && t.gate) continue;  // the client's bytes wait for their judgement
             Flow& f = t.flow[i];
             int src = i;
             int dst = 1 - i;
@@ -220,6 +238,74 @@ void Pump::progress(Tunnel& t) {
     }
 }
 
+// Reads the client's first bytes into the gate until they can be judged; on a pass they become
+// the first bytes to the target, unchanged. False when the tunnel was refused and is finished.
+bool Pump::open_gate(Tunnel& t) {
+    Gate& g = *t.gate;
+    for (;;) {
+        FirstBytesVerdict v = judge_first_bytes(g.held, g.rule);
+        if (!v.server_name.empty()) t.record.server_name = v.server_name;
+        if (v.action == FirstBytesVerdict::Action::refuse) {
+            refuse(t, v.reason, v.answer);
+            return false;
+        }
+        if (v.action == FirstBytesVerdict::Action::pass) {
+            Flow& f = t.flow[0];
+            if (!g.held.empty()) {
+                f.buf.reset(new char[std::max(kChunk, g.held.size())]);
+                std::memcpy(f.buf.get(), g.held.data(), g.held.size());
+                f.off = 0;
+                f.len = g.held.size();
+            }
+            t.gate.reset();
+            return true;
+        }
+        // Wait: read more, never past the bound (the verdict refuses at the bound).
+        if (!t.can_read[0]) return true;
+        size_t room = kMaxFirstBytes - std::min(kMaxFirstBytes, g.held.size());
+        if (room == 0) {  // the verdict refuses at the bound; never spin on a full gate
+            refuse(t, "the first bytes to " + g.rule.host + " were not judged within the bound", "");
+            return false;
+        }
+        ssize_t n = ::recv(t.fd[0].get(), scratch_.get(), std::min(room, kChunk), 0);
+        if (n > 0) {
+            if (g.held.empty()) g.first_byte = Clock::now();
+            g.held.append(scratch_.get(), static_cast<size_t>(n));
+            t.last_active = Clock::now();
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            t.can_read[0] = false;
+            return true;
+        }
+        if (n < 0) {
+            finish(t, std::string("recv from client failed: ") + std::strerror(errno));
+            return false;
+        }
+        // The client stopped sending. Nothing at all: its half-close travels on as any other.
+        if (g.held.empty()) {
+            t.flow[0].src_eof = true;
+            t.gate.reset();
+            return true;
+        }
+        refuse(t, "the client stopped sending in the middle of its ClientHello for " +
+                      g.rule.host + ":" + std::to_string(g.rule.port),
+               "");
+        return false;
+    }
+}
+
+// A tunnel whose first bytes were refused: the client hears the TLS alert, if any, and the
+// close; the target heard nothing of it.
+void Pump::refuse(Tunnel& t, const std::string& reason, const std::string& answer) {
+    if (!answer.empty())
+        (void)!::send(t.fd[0].get(), answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::shutdown(t.fd[0].get(), SHUT_WR);
+    t.record.verdict = "deny";
+    finish(t, reason);
+}
+
 void Pump::finish(Tunnel& t, const std::string& reason) {
     if (t.dead) return;
     t.dead = true;
@@ -236,8 +322,18 @@ void Pump::finish(Tunnel& t, const std::string& reason) {
 
 void Pump::sweep_idle() {
     auto now = Clock::now();
-    for (auto& t : tunnels_)
-        if (!t->dead && now - t->last_active > opt_.idle_timeout) finish(*t, "idle timeout");
+    for (auto& t : tunnels_) {
+        if (t->dead) continue;
+        if (t->gate && !t->gate->held.empty() &&
+            now - t->gate->first_byte > opt_.handshake_timeout)
+            refuse(*t,
+                   "the ClientHello for " + t->gate->rule.host + ":" +
+                       std::to_string(t->gate->rule.port) + " was not complete within " +
+                       std::to_string(opt_.handshake_timeout.count()) + " ms",
+                   "");
+        else if (now - t->last_active > opt_.idle_timeout)
+            finish(*t, "idle timeout");
+    }
 }
 
 void Pump::run() {

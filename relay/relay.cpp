@@ -32,6 +32,7 @@ void run_relay(const RelayOptions& opt) {
     }
     ctx.header_timeout = opt.header_timeout;
     ctx.connect_timeout = opt.connect_timeout;
+    ctx.require_sni = opt.require_sni;
 
     // 2. The log, then the socket: bind errors reach the launcher before any detaching.
     init_log(opt.log_file);
@@ -53,6 +54,10 @@ void run_relay(const RelayOptions& opt) {
         log_event("warn", "start",
                   "--allow-private: loopback and private addresses may be dialled; use this "
                   "for tests only");
+    if (!opt.require_sni)
+        log_event("warn", "start",
+                  "--allow-missing-sni: a TLS handshake that names no server is passed to the "
+                  "CONNECT host unchecked");
     for (const auto& r : ctx.allow_ranges)
         log_event("info", "start", "--allow-range " + r.text + ": its addresses may be dialled");
     log_event("info", "start",
@@ -63,7 +68,7 @@ void run_relay(const RelayOptions& opt) {
                   " mode, " + std::to_string(opt.allow.size()) + " allow entries");
 
     // 5. The pump, then the accept loop; the port is announced once both run.
-    Pump pump({opt.idle_timeout, [] { connections_in_use().fetch_sub(1); }});
+    Pump pump({opt.idle_timeout, opt.handshake_timeout, [] { connections_in_use().fetch_sub(1); }});
     pump.start();
     ctx.pump = &pump;
     ctx.on_refused = [] { connections_in_use().fetch_sub(1); };

@@ -22,9 +22,11 @@ struct RelayOptions {
     std::string log_file;  // empty: stderr
     std::string step;      // tags every log line, so the launcher can pick its step's lines
     int max_tunnels = 256;
+    bool require_sni = true;  // --allow-missing-sni turns it off (relay.require_sni: false)
     std::chrono::milliseconds header_timeout{10'000};
     std::chrono::milliseconds connect_timeout{10'000};
     std::chrono::milliseconds idle_timeout{600'000};
+    std::chrono::milliseconds handshake_timeout{10'000};
 };
 
 // Runs the relay; returns only on a startup error (throws toolcage::Error). When the watched

@@ -86,6 +86,7 @@ void log_connect(const ConnectRecord& r) {
     j["reason"] = r.reason;
     j["mode"] = r.mode;
     if (!r.address.empty()) j["address"] = r.address;
+    if (!r.server_name.empty()) j["server_name"] = r.server_name;
     j["bytes_up"] = r.bytes_up;
     j["bytes_down"] = r.bytes_down;
     j["ms"] = r.ms;

@@ -16,6 +16,7 @@ struct ConnectRecord {
     std::string reason;
     std::string mode;     // "direct" or "upstream"
     std::string address;  // the address dialled (direct mode)
+    std::string server_name;  // the name the client's TLS handshake gave, when it gave one
     uint64_t bytes_up = 0;    // client -> target
     uint64_t bytes_down = 0;  // target -> client
     uint64_t ms = 0;          // from accept to the end of the tunnel (or the refusal)

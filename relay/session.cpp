@@ -141,7 +141,8 @@ void serve_client(Fd& client, ConnectRecord& rec, bool& finished, Clock::time_po
     rec.address = dialed.address;
     if (dialed.status != 0) return refuse(dialed.status, dialed.reason);
 
-    // 5. Answer 200; only now may the bytes the client sent early go to the target.
+    // 5. Answer 200; only now may the bytes the client sent early go to the target, and only once
+    // the pump has judged them: a TLS handshake must name this host (relay/handshake/).
     IoResult w = write_all(client.get(), kConnectEstablished, Clock::now() + ctx.connect_timeout);
     if (w.status != IoStatus::ok) {
         finished = true;
@@ -160,6 +161,7 @@ void serve_client(Fd& client, ConnectRecord& rec, bool& finished, Clock::time_po
     start.to_client = std::move(dialed.leftover);
     start.record = std::move(rec);
     start.accepted = accepted;
+    start.check = HandshakeRule{target.host, target.port, target.ip_literal, ctx.require_sni};
     finished = true;
     ctx.pump->add(std::move(start));
 }

@@ -25,6 +25,8 @@ struct SessionContext {
     bool allow_private = false;
     std::vector<AddressRange> allow_ranges;
     uint16_t relay_port = 0;
+    // relay.require_sni: a TLS handshake without a server name is refused (relay/handshake/).
+    bool require_sni = true;
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds connect_timeout{10000};
     Pump* pump = nullptr;

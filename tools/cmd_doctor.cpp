@@ -46,6 +46,7 @@ int run_doctor(const DoctorOptions& o) {
     if (o.json) {
         nlohmann::json j = cage::to_json(r);
         if (p.relay.enabled) j["relay_allow_ranges"] = p.relay.allow_ranges;
+        if (p.relay.enabled) j["relay_require_sni"] = p.relay.require_sni;
         j["agents"] = nlohmann::json::array();
         for (const auto& a : agents)
             j["agents"].push_back({{"agent", a.agent}, {"where", a.where},
@@ -59,6 +60,10 @@ int run_doctor(const DoctorOptions& o) {
             std::cout << "relay.allow_ranges: " << ranges
                       << " (the relay may dial these although they are not public addresses)\n";
         }
+        // Weaker than the default, so said: a handshake without a server name goes unchecked.
+        if (p.relay.enabled && !p.relay.require_sni)
+            std::cout << "relay.require_sni: false (a TLS handshake that names no server passes "
+                         "to the CONNECT host unchecked)\n";
         // Whether each agent blocks a call when the hook is dead or slow: the agent decides then.
         for (const auto& a : agents)
             std::cout << "agent " << a.agent << " (" << a.where << "): "

@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
     app.add_option("--allow-range", opt.allow_ranges,
                    "a CIDR range of this network the relay may dial although it is not public "
                    "(repeatable); never metadata, link-local, multicast or broadcast addresses");
+    bool allow_missing_sni = false;
+    app.add_flag("--allow-missing-sni", allow_missing_sni,
+                 "pass a TLS handshake that names no server (no SNI) to a host-name target; by "
+                 "default it is refused, as is one naming another host than the CONNECT");
     app.add_option("--watch-fd", opt.watch_fd,
                    "pidfd of the launching step, or a lifeline pipe's read end: exit when it ends");
     app.add_option("--ready-fd", opt.ready_fd, "write the bound port and a newline here when ready");
@@ -54,10 +58,14 @@ int main(int argc, char** argv) {
     long header_ms = opt.header_timeout.count();
     long connect_ms = opt.connect_timeout.count();
     long idle_s = opt.idle_timeout.count() / 1000;
-    long idle_ms = 0;  // --idle-timeout-ms, as the other timeouts are given; wins over seconds
+    long idle_ms = 0;
+    long handshake_ms = opt.handshake_timeout.count();  // --idle-timeout-ms, as the other timeouts are given; wins over seconds
     app.add_option("--header-timeout-ms", header_ms, "time allowed for the request header (408)")
         ->check(CLI::Range(1L, 3'600'000L));
     app.add_option("--connect-timeout-ms", connect_ms, "time allowed to open the tunnel (504)")
+        ->check(CLI::Range(1L, 3'600'000L));
+    app.add_option("--handshake-timeout-ms", handshake_ms,
+                   "time allowed for a tunnel's TLS ClientHello, from its first byte")
         ->check(CLI::Range(1L, 3'600'000L));
     auto* idle_seconds = app.add_option("--idle-timeout", idle_s, "seconds a tunnel may stay silent both ways")
                              ->check(CLI::Range(1L, 604'800L));
@@ -81,6 +89,8 @@ int main(int argc, char** argv) {
     }
     opt.header_timeout = std::chrono::milliseconds(header_ms);
     opt.connect_timeout = std::chrono::milliseconds(connect_ms);
+    opt.handshake_timeout = std::chrono::milliseconds(handshake_ms);
+    opt.require_sni = !allow_missing_sni;
     opt.idle_timeout = idle_ms > 0 ? std::chrono::milliseconds(idle_ms) : std::chrono::seconds(idle_s);
     try {
         toolcage::relay::run_relay(opt);

@@ -411,6 +411,19 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
         } else if (credential) {
             r.fix = "not suggested: " + host +
                     " holds the agent's own credential; a step must not reach it";
+        } else if (reason.find("ClientHello") != std::string::npos ||
+                   reason.find("TLS handshake") != std::string::npos) {
+            // Refused after the tunnel opened, on what its TLS handshake said
+            // (relay/handshake/first_bytes.h).
+            if (reason.find("names no server") != std::string::npos) {
+                r.field = "relay.require_sni";
+                r.fix = "the client sent no server name (SNI); where a client of yours must reach "
+                        "the host without one, set relay.require_sni to false";
+            } else {
+                r.field.clear();
+                r.fix = "not suggested: a handshake must name the host its CONNECT named, and "
+                        "read as TLS (a step that names another host is fronting)";
+            }
         } else if (reason.find("not on the allowlist") != std::string::npos && !host.empty()) {
             r.fix = "to allow it, add \"" + host +
                     (port == 443 || port == 0 ? "" : ":" + std::to_string(port)) +

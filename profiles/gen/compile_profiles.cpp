@@ -93,6 +93,7 @@ std::string policy_body(const Policy& p) {
     o << "    p.relay.allow = " << strings(r.allow) << ";\n";
     o << "    p.relay.credentialed = " << strings(r.credentialed) << ";\n";
     o << "    p.relay.allow_private = " << (r.allow_private ? "true" : "false") << ";\n";
+    o << "    p.relay.require_sni = " << (r.require_sni ? "true" : "false") << ";\n";
     o << "    p.relay.upstream = " << lit(r.upstream) << ";\n";
     o << "    p.relay.max_tunnels = " << r.max_tunnels << ";\n";
     o << "    p.hermes.other_tools = " << enum_value("Decision", p.hermes.other_tools) << ";\n";

@@ -590,6 +590,29 @@ TEST_CASE("plain HTTP through the relay and a host that does not resolve are exp
     CHECK(v[1].fix.starts_with("not a refusal: the relay dialled it, but the name does not resolve"));
 }
 
+TEST_CASE("a handshake the relay refused is explained: fronting is never suggested, no SNI names its field",
+          "[cage][refusal][unit]") {
+    char tmpl[] = "/tmp/refusal-log-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl));
+    std::string log = std::string(tmpl) + "/relay.jsonl";
+    {
+        std::ofstream out(log);
+        out << R"j({"event":"connect","host":"github.com","port":443,"verdict":"deny","status":200,"server_name":"evil.example.net","reason":"the ClientHello names evil.example.net, not the CONNECT host github.com: a handshake must name the host it was allowed for (domain fronting is refused)","step":"eeee"})j"
+            << '\n'
+            << R"j({"event":"connect","host":"pypi.org","port":443,"verdict":"deny","status":200,"reason":"the ClientHello for pypi.org:443 names no server (no SNI), so the relay cannot tell which host it is for; refused (relay.require_sni: false allows it)","step":"eeee"})j"
+            << '\n';
+    }
+    auto v = relay_refusals(log, 0, "eeee");
+    fs::remove_all(tmpl);
+    REQUIRE(v.size() == 2);
+    CHECK(v[0].target == "github.com:443");
+    CHECK(v[0].field.empty());
+    CHECK(v[0].fix.starts_with("not suggested"));
+    CHECK(v[0].reason.find("evil.example.net") != std::string::npos);
+    CHECK(v[1].field == "relay.require_sni");
+    CHECK(v[1].fix.find("relay.require_sni to false") != std::string::npos);
+}
+
 TEST_CASE("Landlock audit records of the step's domain are read as refusals",
           "[cage][refusal][unit]") {
     StepPaths paths{"/w", "/w", "/t/step", "/home/u"};

@@ -95,6 +95,27 @@ TEST_CASE("caged curl reaches an allowed TLS server through the relay, and nothi
     CHECK(a.out.substr(0, a.out.find(' ')) != b.out.substr(0, b.out.find('\n')));
 }
 
+TEST_CASE("a caged handshake naming another host than its CONNECT is refused, and the step is told",
+          "[cage][relay][net]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO("as " << name_of(who));
+    RelayFixture fx("netns");
+    std::string port = std::to_string(fx.tls.port());
+    // curl's CONNECT names the allowed localhost; its handshake names other.example.com.
+    Result fronted = fx.caged(
+        who, via_relay("--cacert " + fx.cert + " --connect-to other.example.com:" + port +
+                       ":localhost:" + port + " https://other.example.com:" + port + "/"));
+    INFO(fronted.out);
+    CHECK(fronted.status == 35);  // CURLE_SSL_CONNECT_ERROR: the relay's alert
+    CHECK(fronted.out.find("alert access denied") != std::string::npos);
+    CHECK(fronted.out.find("s_server") == std::string::npos);
+    CHECK(fronted.out.find("names other.example.com, not the CONNECT host localhost") !=
+          std::string::npos);
+    // The same curl naming the host it CONNECTs to still gets the page.
+    Result ok = fx.caged(who, via_relay("--cacert " + fx.cert + " " + fx.tls_url()));
+    CHECK(ok.out.find("s_server") != std::string::npos);
+}
+
 TEST_CASE("the relay is not a descendant of the caller, hides its token, and ends with the step",
           "[cage][relay][lifetime]") {
     std::string network = GENERATE("netns", "landlock");

@@ -250,6 +250,27 @@ TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it"
     CHECK(doc["relay_allow_ranges"] == nlohmann::json::array({"192.0.2.0/24"}));
 }
 
+TEST_CASE("relay.require_sni is validated with the policy, and doctor shows it") {
+    Home home;
+    write_file(home.dir / "bad.json", "{\"extends\": \"forge\", \"relay\": {\"require_sni\": \"no\"}}");
+    RunResult bad = run_toolcage(home, {"policy", "validate", home.dir / "bad.json"});
+    CHECK(bad.exit_code != 0);
+    const std::string all = bad.out + bad.err;
+    INFO(all);
+    CHECK(has(all, home.dir / "bad.json"));
+    CHECK(has(all, "/relay/require_sni"));
+    CHECK(has(all, "must be true or false"));
+    write_file(home.dir / "off.json", "{\"extends\": \"forge\", \"relay\": {\"require_sni\": false}}");
+    RunResult ok = run_toolcage(home, {"policy", "validate", home.dir / "off.json"});
+    CHECK(ok.exit_code == 0);
+    RunResult doctor = run_toolcage(home, {"doctor", "--policy", home.dir / "off.json", "--json"});
+    CHECK(nlohmann::json::parse(doctor.out)["relay_require_sni"] == false);
+    RunResult text = run_toolcage(home, {"doctor", "--policy", home.dir / "off.json"});
+    CHECK(has(text.out, "relay.require_sni: false"));
+    RunResult forge = run_toolcage(home, {"doctor", "--policy", "forge", "--json"});
+    CHECK(nlohmann::json::parse(forge.out)["relay_require_sni"] == true);
+}
+
 TEST_CASE("policy validate and install say what is wrong with a file once, in words") {
     Home home;
     write_file(home.dir / "broken.json", "{\"name\": \"x\", \"extends\": \"default\",, }");

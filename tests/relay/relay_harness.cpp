@@ -1,6 +1,7 @@
 #include "relay_harness.h"
 
 #include <arpa/inet.h>
+#include <openssl/ssl.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,11 +45,14 @@ TempDir::~TempDir() {
 }
 
 RelayProcess::RelayProcess(std::vector<std::string> args, std::vector<ExtraFd> extra,
-                           bool expect_ready) {
+                           bool expect_ready, std::vector<std::string> prefix,
+                           std::string binary) {
     log_path_ = dir_.file("relay.log");
+    if (!prefix.empty()) ::chmod(dir_.path.c_str(), 0777);  // the other user writes its log
     int ready[2];
     if (::pipe2(ready, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-    std::vector<std::string> argv = {TOOLCAGE_RELAY_BIN, "--ready-fd", "3", "--log", log_path_};
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(), {binary, "--ready-fd", "3", "--log", log_path_});
     argv.insert(argv.end(), args.begin(), args.end());
     std::string err_path = dir_.file("stderr");
     pid_ = ::fork();
@@ -63,7 +68,7 @@ RelayProcess::RelayProcess(std::vector<std::string> args, std::vector<ExtraFd> e
         std::vector<char*> cargv;
         for (auto& a : argv) cargv.push_back(a.data());
         cargv.push_back(nullptr);
-        ::execv(cargv[0], cargv.data());
+        ::execvp(cargv[0], cargv.data());
         ::_exit(127);
     }
     ::close(ready[1]);
@@ -392,5 +397,34 @@ static long status_field(pid_t pid, const std::string& field) {
 
 long rss_kib(pid_t pid) { return status_field(pid, "VmRSS"); }
 long hwm_kib(pid_t pid) { return status_field(pid, "VmHWM"); }
+
+static int add_ech(SSL*, unsigned, unsigned, const unsigned char** out, size_t* len, X509*,
+                   size_t, int*, void*) {
+    static const unsigned char grease[] = {0, 0, 1, 0, 1, 0x2a, 0, 0x20};
+    *out = grease;
+    *len = sizeof grease;
+    return 1;
+}
+
+std::string tls_client_hello(const std::optional<std::string>& sni, bool ech) {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+    if (!ctx) throw std::runtime_error("SSL_CTX_new failed");
+    if (ech && SSL_CTX_add_custom_ext(ctx, 0xfe0d, SSL_EXT_CLIENT_HELLO, add_ech, nullptr,
+                                      nullptr, nullptr, nullptr) != 1)
+        throw std::runtime_error("SSL_CTX_add_custom_ext failed");
+    SSL* ssl = SSL_new(ctx);
+    if (sni) SSL_set_tlsext_host_name(ssl, sni->c_str());
+    BIO* out = BIO_new(BIO_s_mem());
+    SSL_set_bio(ssl, BIO_new(BIO_s_mem()), out);
+    SSL_set_connect_state(ssl);
+    SSL_do_handshake(ssl);  // wants to read the server's answer: the hello is written
+    char* data = nullptr;
+    long n = BIO_get_mem_data(out, &data);
+    std::string hello(data, n > 0 ? static_cast<size_t>(n) : 0);
+    SSL_free(ssl);
+    SSL_CTX_free(ctx);
+    if (hello.empty()) throw std::runtime_error("OpenSSL wrote no ClientHello");
+    return hello;
+}
 
 }  // namespace relaytest

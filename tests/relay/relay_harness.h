@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,8 +30,11 @@ struct ExtraFd {
 // toolcage-relay, started with --ready-fd 3; killed (SIGKILL) at the end if still running.
 class RelayProcess {
 public:
+    // `prefix`: words before the relay's path (`setpriv ...` to run it as another user, who
+    // then needs the binary at `binary` and writes its log in a directory open to it).
     RelayProcess(std::vector<std::string> args, std::vector<ExtraFd> extra = {},
-                 bool expect_ready = true);
+                 bool expect_ready = true, std::vector<std::string> prefix = {},
+                 std::string binary = TOOLCAGE_RELAY_BIN);
     ~RelayProcess();
     int port() const { return port_; }
     pid_t pid() const { return pid_; }
@@ -121,6 +125,9 @@ Exchange exchange(int port, const std::string& request,
 std::string basic_auth(const std::string& user, const std::string& password);
 // Runs a command, returns its stdout; *code gets the exit status.
 std::string run_command(const std::string& cmd, int* code);
+// What an OpenSSL client sends first: its ClientHello, in one record, naming `sni` (none when
+// empty). `ech`: with an encrypted_client_hello extension, as Chromium's GREASE sends one.
+std::string tls_client_hello(const std::optional<std::string>& sni, bool ech = false);
 long rss_kib(pid_t pid);  // VmRSS
 long hwm_kib(pid_t pid);  // VmHWM
 
