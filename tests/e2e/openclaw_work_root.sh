@@ -120,6 +120,10 @@ const hit = require("fs").readFileSync(file, "utf8").split("\n").filter(Boolean)
 console.log(hit ? hit.verdict + " " + hit.rule : "none");' "$DECISIONS" "$1" 2>/dev/null || echo none
 }
 
+# OpenClaw's exec gives its commands a socket for stdin; the steps' bash must not take that for
+# sshd and read start-up files (toolcage's cage refuses ~/.bashrc, and would say so each time).
+echo "$RESULT" | grep -q 'bashrc' && fail "a step's bash read its start-up files (see the tool results above)"
+
 # 1. The clone: caged into its new directory.
 V=$(verdict "$CLONE")
 [ "$V" = "cage workspace.new-project" ] || fail "the clone was logged as \"$V\", not cage workspace.new-project"
