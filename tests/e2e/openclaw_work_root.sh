@@ -77,8 +77,9 @@ MOCK_CALLS="$CALLS" start_node_helper mock "$MOCK"
 PORT=$HELPER_PORT
 
 # OpenClaw's configuration in the scratch home: the mock as its only model provider, ~/work as
-# the workspace (no bootstrap files, no `git init` there: ~/work stays a root, not a project),
-# its log in the work directory. Then toolcage's plugin, as a user installs it.
+# the workspace, where exec runs (skipBootstrap: no persona files and no `git init` there, so
+# that ~/work holds only what the steps made; a root stays a root either way), its log in the
+# work directory. Then toolcage's plugin, as a user installs it.
 mkdir -p "$HOME_DIR/.openclaw"
 node -e '
 const [file, port, root, log] = process.argv.slice(1);
