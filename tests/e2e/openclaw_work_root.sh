@@ -12,7 +12,8 @@
 #   4. runs a script in ~/notes, a directory of the home outside any project and root: asked,
 #      and with nobody to approve, OpenClaw blocks it; nothing is written;
 #   5. writes in the home itself with exec, and 6. with OpenClaw's write tool: refused (or
-#      asked and blocked); nothing is written.
+#      asked and blocked); nothing is written;
+#   7. reads the ssh key with OpenClaw's read tool: refused.
 # Every check is on the filesystem, the decision log and what the model received.
 # Usage: openclaw_work_root.sh TOOLCAGE_BIN. Exit 77 only when npm is absent or OpenClaw (or the
 # Node.js it needs) cannot be fetched because the registry is unreachable (npm_openclaw.sh).
@@ -72,6 +73,7 @@ console.log(JSON.stringify([
   { name: "exec", arguments: { command: note, workdir: home + "/notes" } },
   { name: "exec", arguments: { command: homewrite, workdir: home } },
   { name: "write", arguments: { path: home + "/planted-by-write.txt", content: "planted\n" } },
+  { name: "read", arguments: { path: home + "/.ssh/id_ed25519" } },
 ]));' "$ROOT" "$HOME_DIR" "$CLONE" "$TESTS" "$LIST" "$NOTE" "$HOMEWRITE")
 MOCK_CALLS="$CALLS" start_node_helper mock "$MOCK"
 PORT=$HELPER_PORT
@@ -166,6 +168,11 @@ V=$(verdict "$HOME_DIR/planted-by-write.txt")
 case ${V%% *} in deny | ask) ;; *) fail "the write tool's call in the home was logged as \"$V\", not deny or ask" ;; esac
 [ ! -e "$HOME_DIR/planted-by-write.txt" ] || fail "the write tool wrote the home"
 
-# The user's files are as they were, and OpenClaw's own in its state, not in the root.
+# 7. OpenClaw's read tool on the ssh key: refused; the key does not reach the model.
+V=$(verdict "$HOME_DIR/.ssh/id_ed25519")
+[ "$V" = "deny secret.read" ] || fail "the read tool's call on the ssh key was logged as \"$V\", not deny secret.read"
+echo "$RESULT" | grep -q 'PRIVATE KEY' && fail "the ssh key reached the model"
+
+# The user's files are as they were.
 grep -q ghp_SECRETTOKEN0123456789 "$HOME_DIR/.gitconfig" || fail "~/.gitconfig changed"
 echo "ok: OpenClaw in a work root cloned and tested caged; ls in the home ran read-only; writes outside projects were not run"
