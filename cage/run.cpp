@@ -40,6 +40,7 @@
 #include "cage/integrity/recover.h"
 #include "cage/containment/seccomp.h"
 #include "cage/integrity/step_journal.h"
+#include "cage/settings/step_shell.h"
 #include "cage/settings/step_settings.h"
 #include "cage/settings/step_tmpdir.h"
 #include "cage/step/new_project.h"
@@ -520,7 +521,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     setup.landlock_fd = step.ruleset.fd;
     setup.seccomp = step.filter;
     setup.env = std::move(step.env);  // made again if the step starts over
-    setup.argv = opt.argv;
+    setup.argv = step_argv(opt.argv);  // the log and the journal keep the argv as given
     setup.supervisor = ::getpid();
     setup.report_fd = pipefd[1];
     // Landlock (ABI 7) audits the program's refusals too, not only ours before exec; the

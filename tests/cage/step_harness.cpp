@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,8 +117,13 @@ pid_t spawn(const Scratch& s, const std::vector<std::string>& args, const Launch
         sigemptyset(&pipe_only);
         sigaddset(&pipe_only, SIGPIPE);
         ::sigprocmask(SIG_UNBLOCK, &pipe_only, nullptr);
-        int null = ::open("/dev/null", O_RDONLY);
-        ::dup2(null, 0);
+        int in = ::open("/dev/null", O_RDONLY);
+        if (how.socket_stdin) {
+            int sv[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) _exit(98);
+            in = sv[0];
+        }
+        ::dup2(in, 0);
         if (::chdir(s.ws.c_str()) != 0) _exit(97);
         if (how.no_userns) refuse_user_namespaces();
         if (how.no_signalfd) refuse_signalfd();

@@ -44,6 +44,9 @@ struct Launch {
     bool stderr_reader_gone = false;
     // A seccomp filter refuses signalfd to toolcage, as some sandboxes do.
     bool no_signalfd = false;
+    // stdin one end of a socket pair, as Node.js gives its children (OpenClaw's exec); else
+    // /dev/null.
+    bool socket_stdin = false;
 };
 
 // toolcage ARGS..., waited for.

@@ -19,6 +19,7 @@ set -euo pipefail
 TOOLCAGE="${1:?usage: claude_work_root.sh TOOLCAGE_BIN}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "$HERE/lib.sh"
+source "$HERE/worker_day.sh"
 MOCK="$HERE/../hook/mock_anthropic.mjs"
 [ -f "$MOCK" ] || fail "no mock of the Messages API at $MOCK"
 command -v npm >/dev/null 2>&1 || skip "npm is not installed"
@@ -32,49 +33,12 @@ echo "claude: $(timeout 30 "$CLAUDE" --version 2>/dev/null || echo unknown)"
 HOME_DIR="$WORK/home"
 ROOT="$HOME_DIR/work"
 PROJECT="$ROOT"  # what Claude Code calls its project: where it starts (forget_claude_project)
-mkdir -p "$ROOT/.claude" "$HOME_DIR/notes" "$HOME_DIR/.ssh"
-echo 'echo remember > note.txt' >"$HOME_DIR/notes/remember.sh"
-chmod 700 "$HOME_DIR/.ssh"
-cat >"$HOME_DIR/.gitconfig" <<'EOF'
-[user]
-	name = Day Worker
-	email = worker@example.com
-[url "https://x-access-token:ghp_SECRETTOKEN0123456789@github.com/"]
-	insteadOf = https://github.com/
-[alias]
-	st = status
-EOF
-echo "//registry.npmjs.org/:_authToken=npm_SECRETNPMTOKEN" >"$HOME_DIR/.npmrc"
-echo "-----BEGIN OPENSSH PRIVATE KEY----- fake" >"$HOME_DIR/.ssh/id_ed25519"
-chmod 600 "$HOME_DIR/.ssh/id_ed25519"
-
-# The stranger's repository, served from a local bare clone (no network). Its tests report
-# what the cage lets them do.
-SRC="$WORK/src"
-BARE="$WORK/repo.git"
-mkdir -p "$SRC"
-cat >"$SRC/Makefile" <<'EOF'
-test:
-	@grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status
-	@echo built > test-output.txt && echo project-write=ok
-	@cat "$$HOME/.npmrc" >/dev/null 2>&1 && echo npmrc=READ || echo npmrc=hidden
-	@cat "$$HOME/.ssh/id_ed25519" >/dev/null 2>&1 && echo sshkey=READ || echo sshkey=hidden
-	@echo planted > "$$HOME/planted-by-tests" 2>/dev/null && echo home-write=DONE || echo home-write=refused
-	@echo TESTS-PASSED
-EOF
-cat >"$SRC/package.json" <<'EOF'
-{ "name": "stranger-app", "version": "1.0.0", "private": true, "scripts": { "test": "make test" } }
-EOF
-git -C "$SRC" init -q
-git -C "$SRC" -c user.name=t -c user.email=t@t add Makefile package.json
-git -C "$SRC" -c user.name=t -c user.email=t@t commit -q -m one
-git clone -q --bare "$SRC" "$BARE"
+mkdir -p "$ROOT/.claude"
+worker_home "$HOME_DIR"
+stranger_repo
 
 POLICY="$WORK/worker.json"
-node -e '
-const [file, root, bare] = process.argv.slice(1);
-require("fs").writeFileSync(file, JSON.stringify({ name: "worker", extends: "forge",
-  workspace: { roots: [root] }, cage: { read: [bare] } }, null, 2));' "$POLICY" "$ROOT" "$BARE"
+worker_policy "$POLICY" "$ROOT" "$BARE"
 "$TOOLCAGE" policy validate "$POLICY" >/dev/null || fail "the worker policy does not validate"
 
 DECISIONS="$(toolcage_state_dir)/test-logs/$(basename "$WORK").jsonl"

@@ -20,12 +20,16 @@ make_work() {  # make_work NAME -> sets WORK, removed on exit unless KEEP_WORK=1
     WORK=$(mktemp -d "$base/toolcage-e2e-$1-XXXXXX")
 }
 
-# The pids of helpers a test started; killed (each by its id) with the work dir on exit.
+# The pids of helpers a test started; killed (each by its id) with the work dir on exit, and
+# the files a test put outside it (REMOVE_ON_EXIT).
 BACKGROUND=()
+REMOVE_ON_EXIT=()
 cleanup() {
     local pid
     for pid in "${BACKGROUND[@]}"; do kill "$pid" 2>/dev/null || true; done
     if declare -F forget_claude_project >/dev/null; then forget_claude_project "${PROJECT:-}"; fi
+    if declare -F forget_openclaw_run >/dev/null; then forget_openclaw_run; fi
+    [ ${#REMOVE_ON_EXIT[@]} -eq 0 ] || rm -f -- "${REMOVE_ON_EXIT[@]}"
     if [ -n "${WORK:-}" ]; then
         if [ "${KEEP_WORK:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
     fi

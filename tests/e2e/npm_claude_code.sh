@@ -1,44 +1,15 @@
 # npm_claude_code CACHE [VERSION]: Claude Code (VERSION, else npm's latest for this Node.js)
-# installed into CACHE once (the path of its `claude` in
-# CLAUDE); skips (77) when the registry cannot be reached. `npm install --prefix` takes its global
-# configuration from under the prefix, not the system's: the system's npmrc (a company proxy's
-# `cafile`, a registry mirror) is named explicitly, and the user's ~/.npmrc is read as npm reads
-# it. Its download cache goes with CACHE, not into the user's ~/.npm. Every wait is bounded.
-# Sourced by a script that defines fail and skip (exit 77) and a work directory WORK.
+# installed into CACHE once (npm_package); the path of its `claude` in CLAUDE. Skips (77) when
+# the registry cannot be reached.
+source "$(dirname "${BASH_SOURCE[0]}")/npm_package.sh"
 npm_claude_code() {
-    local cache="$1" package="@anthropic-ai/claude-code${2:+@$2}" global=() rc
-    CLAUDE="$cache/node_modules/.bin/claude"
+    CLAUDE="$1/node_modules/.bin/claude"
     # What Claude Code keeps of a session (its shell's snapshot, the cwd it tracks, per-project
     # files) goes where CLAUDE_CODE_TMPDIR says, else under the system's temp directory as
     # claude-<uid>: into the work directory, which goes with the test.
     export CLAUDE_CODE_TMPDIR="$WORK/claude-tmp"
     mkdir -p -m 700 "$CLAUDE_CODE_TMPDIR"
-    [ -x "$CLAUDE" ] && return 0
-    local system_rc
-    system_rc=$(timeout 30 npm config get globalconfig 2>/dev/null || true)
-    [ -f "$system_rc" ] || system_rc=/etc/npmrc
-    [ -f "$system_rc" ] && global=(--globalconfig "$system_rc")
-    echo "npm: ${global[*]:-no system npmrc}"
-    set +e
-    timeout 60 npm "${global[@]}" view "$package" version >/dev/null 2>"$WORK/npm-view.err"
-    rc=$?
-    set -e
-    if [ $rc -ne 0 ]; then
-        echo "npm view @anthropic-ai/claude-code: $(tail -c 600 "$WORK/npm-view.err" 2>/dev/null)"
-        rm -f "$WORK/npm-view.err"
-        [ $rc -eq 124 ] && skip "the npm registry did not answer in 60 s; cannot fetch Claude Code"
-        skip "the npm registry is unreachable (npm view failed, exit $rc); cannot fetch Claude Code"
-    fi
-    rm -f "$WORK/npm-view.err"
-    mkdir -p "$cache"
-    set +e
-    timeout 300 npm install "${global[@]}" --prefix "$cache" --cache "$cache/.npm-cache" --no-audit --no-fund \
-        --loglevel=error "$package" >&2
-    rc=$?
-    set -e
-    [ $rc -ne 124 ] || fail "npm install $package did not finish in 300 s"
-    [ $rc -eq 0 ] || fail "npm install $package failed (exit $rc; npm ${global[*]:-without a system npmrc})"
-    [ -x "$CLAUDE" ] || fail "npm install left no $CLAUDE"
+    npm_package "$1" "@anthropic-ai/claude-code${2:+@$2}" node_modules/.bin/claude
 }
 
 # forget_claude_project DIR: what a Claude Code that does not read CLAUDE_CODE_TMPDIR keeps of a

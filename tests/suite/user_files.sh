@@ -23,10 +23,11 @@ own_state() {
 }
 # What the tests make under the shared temporary directories carries one of these prefixes; the
 # programs they run make the others where TMPDIR does not reach (Claude Code's project and socket
-# directories, a JVM's perf data).
+# directories, a JVM's perf data, OpenClaw's temporary root and state locks, Node.js's compile cache).
 temp_entries() {
     find /tmp /var/tmp -mindepth 1 -maxdepth 1 \( -name 'toolcage-*' -o -name 'refusal-log-*' \
-        -o -name 'classify-*' -o -name 'claude-*' -o -name 'cc-socks*' -o -name 'hsperfdata_*' \) \
+        -o -name 'classify-*' -o -name 'claude-*' -o -name 'cc-socks*' -o -name 'hsperfdata_*' \
+        -o -name 'openclaw*' -o -name 'node-compile-cache' \) \
         -printf '%p %u\n' 2>/dev/null | LC_ALL=C sort
 }
 
