@@ -58,6 +58,12 @@ start)
     (umask 077 && mkdir -p "$state" && : > "$state/.toolcage-test-state") || exit 1
     chmod 0700 "$state" && chmod 0600 "$state/.toolcage-test-state" || exit 1
     { own_state; echo '--- temp'; temp_entries; } > "$fingerprint" || exit 1
+    # The forge policy's steps keep their package caches in ~/.cache/toolcage-steps (made by
+    # toolcage when a step needs it): what the suite's forge steps make there is the suite's to
+    # remove, when the user had none before.
+    for d in "$home/.cache" "$home/.cache/toolcage-steps"; do
+        [ -e "$d" ] || [ -L "$d" ] || echo "$d"
+    done > "$fingerprint.absent" || exit 1
     echo "the suite's state directory: $state"
     echo "recorded the user's own files in $fingerprint"
     ;;
@@ -86,6 +92,12 @@ check)
                 fi ;;
         esac
     done < <(temp_entries)
+    if [ -f "$fingerprint.absent" ]; then
+        if grep -qxF "$home/.cache/toolcage-steps" "$fingerprint.absent" && [ -d "$home/.cache/toolcage-steps" ]; then
+            rm -rf -- "$home/.cache/toolcage-steps" && echo "removed the forge steps' cache the suite made: $home/.cache/toolcage-steps"
+        fi
+        if grep -qxF "$home/.cache" "$fingerprint.absent"; then rmdir -- "$home/.cache" 2>/dev/null || true; fi
+    fi
     now=$(mktemp "${fingerprint}.XXXXXX") || exit 1
     { own_state; echo '--- temp'; temp_entries; } > "$now"
     before_own=$(sed '/^--- temp$/,$d' "$fingerprint"); after_own=$(sed '/^--- temp$/,$d' "$now")
