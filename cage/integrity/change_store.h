@@ -1,0 +1,55 @@
+// Where a step's changes are kept and how a person lands them: one private directory per step in
+// toolcage's state (<state>/changes/<hash of the workspace>/<step id>/), which no caged step can
+// reach (cage/run.cpp refuses every grant of the state directory): record.json (what was held and
+// what landed), held/ (the step's version of each held path), landing.json (the journal of a
+// landing under way) and lock.
+#pragma once
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cage/integrity/held_changes.h"
+
+namespace toolcage::cage {
+
+// <state>/changes: made (0700) when `make`; "" when there is no state directory.
+std::string changes_root(bool make);
+
+// Makes the directory of a step of `workspace` (private) and returns it. Throws Error naming the
+// directory and the fix when it cannot be made or does not check out.
+std::string make_step_dir(const std::string& workspace, const std::string& step);
+
+// What `toolcage run` knows of the step, for its record.
+struct StepInfo {
+    std::string step, workspace, policy;
+    std::vector<std::string> argv;
+};
+
+// Writes the step's record (atomically), prints each held change on `report` with how a person
+// lands it, and logs each in the decision log (and so to the fleet's collector). Never throws;
+// a record that cannot be written is said on `report`.
+void record_step_changes(const std::string& step_dir, const StepInfo& info, const StepChanges& changes,
+                         std::FILE* report);
+
+// The records of the steps of `workspace` (every workspace's when empty), oldest first.
+std::vector<nlohmann::json> step_records(const std::string& workspace);
+
+// Lands the held changes of `step` (all of them, or those at or below `paths`): each path
+// atomically (the step's version renamed over it), under a journal that the next landing,
+// `toolcage changes` or `toolcage run` finishes when this process is killed half-way. A path
+// that changed since the step (it no longer holds what the hold pass put back) is refused.
+// Prints what it did on `report`. Returns the number of paths not landed (refused or failed);
+// throws Error when the step is not found or its directory does not check out.
+std::size_t land_step(const std::string& step, const std::vector<std::string>& paths, std::FILE* report);
+
+// Finishes every landing of `workspace`'s steps whose process is gone (the journal's lock is
+// free). "" or what could not be finished.
+std::string finish_landings(const std::string& workspace, std::FILE* report);
+
+// Why this process must not land anything (it runs inside a caged step, or cannot reach the
+// state directory), or "".
+std::string landing_refusal();
+
+}  // namespace toolcage::cage
