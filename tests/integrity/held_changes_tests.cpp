@@ -6,6 +6,7 @@
 // change is in place (and obeyed). Each planting is first shown to work without toolcage, so that
 // a missing marker proves something. Ordinary work lands at once; landing is refused inside a
 // step; a landing killed half-way leaves every path before or after, and is finished.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,7 +38,7 @@ std::string toolcage_bin(const Workspace& w) {
     return w.who == As::nobody ? testsupport::reachable(TOOLCAGE_BIN) : std::string(TOOLCAGE_BIN);
 }
 
-Result toolcage(const Workspace& w, std::vector<std::string> args) {
+Result tc(const Workspace& w, std::vector<std::string> args) {
     args.insert(args.begin(), toolcage_bin(w));
     return run(as_user(w.who, args), w.env(), w.ws.string());
 }
@@ -128,7 +129,7 @@ TEST_CASE("a rust-toolchain.toml naming a toolchain by path is held: the next ca
     CHECK(next.status == 0);
     CHECK_FALSE(present(w.marker("toolchain")));
 
-    Result land = toolcage(w, {"land", step, "rust-toolchain.toml"});
+    Result land = tc(w, {"land", step, "rust-toolchain.toml"});
     INFO(land.out);
     CHECK(land.status == 0);
     CHECK(present(w.ws / "rust-toolchain.toml"));
@@ -160,7 +161,7 @@ TEST_CASE("cargo's build.rustc in .cargo/config.toml is held: cargo metadata run
     CHECK(next.status == 0);
     CHECK_FALSE(present(w.marker("rustc")));
 
-    Result land = toolcage(w, {"land", step});
+    Result land = tc(w, {"land", step});
     INFO(land.out);
     CHECK(land.status == 0);
     CHECK(w.read(".cargo/config.toml").find("evil-rustc") != std::string::npos);
@@ -192,7 +193,7 @@ TEST_CASE("a project .npmrc naming git= is held: npm install --ignore-scripts ru
             (void)w.shell(npm + "rm -rf node_modules package-lock.json");
             CHECK_FALSE(present(w.marker("npmgit")));
 
-            Result land = toolcage(w, {"land", step, ".npmrc"});
+            Result land = tc(w, {"land", step, ".npmrc"});
             INFO(land.out);
             CHECK(land.status == 0);
             (void)w.shell(npm + "rm -rf node_modules package-lock.json");
@@ -229,7 +230,7 @@ TEST_CASE("Maven's .mvn/jvm.config naming an agent library is held: mvn -v loads
             (void)w.shell(mvn);
             CHECK_FALSE(present(w.marker("agent")));
 
-            Result land = toolcage(w, {"land", step, ".mvn"});
+            Result land = tc(w, {"land", step, ".mvn"});
             INFO(land.out);
             CHECK(land.status == 0);
             (void)w.shell(mvn);
@@ -276,7 +277,7 @@ TEST_CASE("configuration deep in subdirectories is held, whatever the tool: sett
             CHECK(grep.out.empty());
 
             // toolcage changes lists them, as text and as JSON.
-            Result list = toolcage(w, {"changes", "--json"});
+            Result list = tc(w, {"changes", "--json"});
             INFO(list.out);
             REQUIRE(list.status == 0);
             json steps = json::parse(list.out);
@@ -286,23 +287,23 @@ TEST_CASE("configuration deep in subdirectories is held, whatever the tool: sett
             bool landed_doc = false;
             for (const auto& c : steps[0]["landed"]) landed_doc |= c["path"] == "docs/new.md";
             CHECK(landed_doc);
-            Result text = toolcage(w, {"changes"});
+            Result text = tc(w, {"changes"});
             CHECK(text.out.find("toolcage land " + step + " apps/web/.claude") != std::string::npos);
 
             // Landing one path lands only it; then the rest.
-            Result one = toolcage(w, {"land", step, "apps/web/.claude"});
+            Result one = tc(w, {"land", step, "apps/web/.claude"});
             INFO(one.out);
             CHECK(one.status == 0);
             CHECK(w.read("apps/web/.claude/settings.json").find("SessionStart") != std::string::npos);
             CHECK_FALSE(present(w.ws / ".pre-commit-config.yaml"));
-            Result rest = toolcage(w, {"land", step});
+            Result rest = tc(w, {"land", step});
             INFO(rest.out);
             CHECK(rest.status == 0);
             CHECK(w.read("sub/deep/.vscode/tasks.json").find("folderOpen") != std::string::npos);
             CHECK(w.read("pkg/.envrc").find("PATH") != std::string::npos);
             CHECK(present(w.ws / ".pre-commit-config.yaml"));
             // Nothing more to land; a path it never held is said.
-            Result again = toolcage(w, {"land", step, "docs/new.md"});
+            Result again = tc(w, {"land", step, "docs/new.md"});
             CHECK(again.status == 1);
             CHECK(again.out.find("holds no change there") != std::string::npos);
         }
@@ -382,7 +383,7 @@ TEST_CASE("a changed or removed dot-file is put back; landing refuses a path cha
             // The person changes .npmrc since: landing it is refused, the rest lands.
             w.put(".npmrc", "fund=true\n");
             w.own();
-            Result land = toolcage(w, {"land", step});
+            Result land = tc(w, {"land", step});
             INFO(land.out);
             CHECK(land.status == 1);
             CHECK(land.out.find(".npmrc: not landed: it changed since the step") != std::string::npos);
@@ -400,8 +401,10 @@ TEST_CASE("a caged step cannot land held changes, its own or another's", "[held]
             Workspace w(who);
             ForgetChanges forget{w};
             std::string step = caged_holding(w, "echo 'git=/bin/false' > .npmrc");
+            // A policy that lets the step run toolcage itself, as an agent's shell would.
             const std::string bin = testsupport::reachable(TOOLCAGE_BIN);
-            Result r = w.caged(bin + " land " + step, w.policy());
+            Result r = w.caged(bin + " land " + step,
+                               w.policy_with("land-in-cage", {{"cage", {{"read", {bin}}, {"execute", {bin}}}}}));
             INFO(r.out);
             CHECK(r.status != 0);
             // Refused for the state directory it cannot reach (or, where the step's own state
@@ -409,7 +412,7 @@ TEST_CASE("a caged step cannot land held changes, its own or another's", "[held]
             CHECK((r.out.find("not from inside a caged step") != std::string::npos ||
                    r.out.find("no step " + step) != std::string::npos));
             CHECK_FALSE(present(w.ws / ".npmrc"));
-            Result list = toolcage(w, {"changes", "--step", step, "--json"});
+            Result list = tc(w, {"changes", "--step", step, "--json"});
             CHECK(json::parse(list.out)[0]["held"][0]["state"] == "held");
         }
     }
@@ -461,7 +464,7 @@ TEST_CASE("a landing killed half-way leaves each path before or after, and the n
                 INFO("landed before the kill: " << landed);
                 // The next toolcage command finishes it: every path landed (or, killed before its
                 // journal was written, none), nothing temporary left.
-                Result c = toolcage(w, {"changes", "--json"});
+                Result c = tc(w, {"changes", "--json"});
                 INFO(c.out);
                 REQUIRE(c.status == 0);
                 int after = 0;
@@ -475,7 +478,7 @@ TEST_CASE("a landing killed half-way leaves each path before or after, and the n
                 if (landed > 0) CHECK(after == kFiles);
                 if (landed > 0 && landed < kFiles) WARN("killed half-way: " << landed << " of " << kFiles << " landed");
                 if (after == 0) {
-                    Result again = toolcage(w, {"land", step});
+                    Result again = tc(w, {"land", step});
                     INFO(again.out);
                     CHECK(again.status == 0);
                 }
@@ -483,7 +486,7 @@ TEST_CASE("a landing killed half-way leaves each path before or after, and the n
                     INFO(e.path());
                     CHECK(e.path().filename().string().find(".toolcage-") == std::string::npos);
                 }
-                Result list = toolcage(w, {"changes", "--step", step, "--json"});
+                Result list = tc(w, {"changes", "--step", step, "--json"});
                 for (const auto& h : json::parse(list.out)[0]["held"]) CHECK(h["state"] == "landed");
             }
         }
