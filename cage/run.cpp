@@ -112,6 +112,8 @@ struct Step {
     // (cage/integrity/held_changes.h).
     std::optional<HoldPass> hold;
     std::string id;  // the step's id (common/step_id.h): its log line, its held changes
+    std::string held_dir;  // the step's directory of held changes (cage/integrity/change_store.h)
+    int held_lock = -1;    // locked while we live: a step whose lock is free was cut short
     StepJournal journal;  // the snapshot on disk while the step runs (cage/step_journal.h)
     // What the step showed of the cage's refusals: its stderr lines and the kernel's records.
     std::vector<std::string> stderr_lines;
@@ -119,6 +121,9 @@ struct Step {
     bool audited = false;
     std::vector<CageRefusal> refusals;
     std::vector<std::string> path_left_out;  // PATH entries the step does not get (not executable)
+    ~Step() {
+        if (held_lock >= 0) ::close(held_lock);  // a step cut short: the next call settles it
+    }
 };
 
 void say(const std::string& line) {
@@ -309,12 +314,30 @@ void snapshot_protected_paths(const RunOptions& opt, Step& step) {
     step.guard.emplace(step.paths.workspace, step.protect);
 }
 
+// The step's id: the one its relay tags its lines with, so that the fleet's events of a step
+// and of its connections share it; the hook's when it named one (--step-id), so that its
+// decision joins the step too; else a fresh one.
+const std::string& step_id_of(const RunOptions& opt, Step& step) {
+    if (!step.id.empty()) return step.id;
+    step.id = step.relay.relay ? step.relay.relay->step_id : opt.step_id;
+    if (step.id.empty()) {
+        try {
+            step.id = new_step_id();
+        } catch (const Error&) {  // a label, not worth failing the step for
+        }
+    }
+    return step.id;
+}
+
 // 1c. The workspace's hold class as it is before the step: its files' bytes, and every other
 //     entry's identity (throws when the workspace cannot be walked: then nothing runs).
 void snapshot_hold_class(const RunOptions& opt, Step& step) {
     if (opt.read_only || step.no_workspace) return;
     const char* path = std::getenv("PATH");
     step.hold.emplace(step.paths.workspace, step.protect, path ? path : "");
+    // On disk before anything of the step runs: if we are killed, the next run or hook holds it.
+    step.held_dir = begin_held_step({step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
+                                    *step.hold, step.held_lock);
 }
 
 // 3b. The snapshot and the step's identity on disk before anything of the step runs: if we are
@@ -339,45 +362,20 @@ int check_protected_paths(const RunOptions& opt, Step& step, int step_status) {
     return report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
 }
 
-// The step's id: the one its relay tags its lines with, so that the fleet's events of a step
-// and of its connections share it; the hook's when it named one (--step-id), so that its
-// decision joins the step too; else a fresh one.
-const std::string& step_id_of(const RunOptions& opt, Step& step) {
-    if (!step.id.empty()) return step.id;
-    step.id = step.relay.relay ? step.relay.relay->step_id : opt.step_id;
-    if (step.id.empty()) {
-        try {
-            step.id = new_step_id();
-        } catch (const Error&) {  // a label, not worth failing the step for
-        }
-    }
-    return step.id;
-}
-
 // 6b. What the step changed in the hold class is put back and kept aside for a person to land;
 //     the rest landed. Both are recorded under the step's id (toolcage changes) and the held
 //     changes said on stderr. The step's exit status stands.
 void hold_changes(const RunOptions& opt, Step& step) {
     if (!step.hold) return;
-    const std::string& id = step_id_of(opt, step);
-    std::string dir;
-    try {
-        if (id.empty()) throw Error("the step has no id (no random bytes from the kernel)");
-        dir = make_step_dir(step.paths.workspace, id);
-    } catch (const Error& e) {
-        // Nowhere to keep them: what the step changed in the hold class is put back all the
-        // same, into a directory that is removed (fail closed: nothing of it stays).
-        say(std::string("warning: held changes cannot be kept: ") + e.what());
-    }
-    std::string aside = dir.empty() ? step.paths.tmp + "/held" : dir + "/held";
-    StepChanges changes = step.hold->settle(aside);
-    if (dir.empty()) return;
+    StepChanges changes = step.hold->settle(step.held_dir + "/held");
     if (changes.held.empty() && changes.landed.empty()) {
+        end_held_step(step.held_dir, step.held_lock);
         std::error_code ec;
-        fs::remove_all(dir, ec);  // a step that changed nothing leaves nothing
+        fs::remove_all(step.held_dir, ec);  // a step that changed nothing leaves nothing
         return;
     }
-    record_step_changes(dir, {id, step.paths.workspace, step.policy.name, opt.argv}, changes, stderr);
+    record_step_changes(step.held_dir, {step.id, step.paths.workspace, step.policy.name, opt.argv}, changes, stderr);
+    end_held_step(step.held_dir, step.held_lock);
 }
 
 // 2. What the kernel offers, against what the policy demands.
@@ -796,7 +794,8 @@ void log_step(const RunOptions& opt, Step& step, int status) {
                         {"landlock_abi", step.abi},
                         {"status", status},
                         {"command", command}};
-    const std::string& id = step_id_of(opt, step);  // the relay's, the hook's, or a fresh one
+    // The relay's (its lines carry it), else the one the held changes are kept under.
+    const std::string id = step.relay.relay ? step.relay.relay->step_id : step_id_of(opt, step);
     if (!id.empty()) j["step"] = id;
     if (!step.refusals.empty()) {
         j["refusals"] = nlohmann::json::array();

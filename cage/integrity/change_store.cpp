@@ -485,4 +485,73 @@ std::string landing_refusal() {
     return {};
 }
 
+std::string begin_held_step(const StepInfo& info, const HoldPass& pass, int& lock_fd) {
+    if (!is_step_id(info.step)) throw Error("held changes: the step has no id (no random bytes from the kernel)");
+    const std::string dir = make_step_dir(info.workspace, info.step);
+    const std::string lock = dir + "/running";
+    lock_fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (lock_fd < 0 || ::flock(lock_fd, LOCK_EX | LOCK_NB) != 0)
+        throw Error("held changes: " + syscall_error("flock(\"" + lock + "\")", errno) + "; remove " + dir);
+    json j = {{"step", info.step}, {"workspace", info.workspace}, {"policy", info.policy}, {"argv", info.argv}};
+    if (std::string e = write_atomically(dir, "info.json", j.dump()); !e.empty())
+        throw Error("held changes: " + e + "; the step does not run without its snapshot on disk");
+    if (std::string e = write_atomically(dir, "before.cbor", pass.to_bytes()); !e.empty())
+        throw Error("held changes: " + e + "; the step does not run without its snapshot on disk");
+    return dir;
+}
+
+void end_held_step(const std::string& step_dir, int& lock_fd) {
+    ::unlink((step_dir + "/before.cbor").c_str());
+    ::unlink((step_dir + "/info.json").c_str());
+    if (lock_fd >= 0) ::close(lock_fd);
+    lock_fd = -1;
+}
+
+std::string finish_held_steps(const std::string& workspace, std::FILE* report) {
+    const std::string root = changes_root(false);
+    if (root.empty()) return {};
+    const std::string dir = journal_dir(workspace, root);
+    std::string left;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string step_dir = it->path().string();
+        struct stat st {};
+        if (::lstat((step_dir + "/before.cbor").c_str(), &st) != 0) continue;
+        int lock = ::open((step_dir + "/running").c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (lock >= 0 && ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+            ::close(lock);  // its supervisor still runs: it settles its own step
+            continue;
+        }
+        try {
+            if (std::string p = private_dir_problem(step_dir); !p.empty()) throw Error(p);
+            json info = read_json(step_dir + "/info.json");
+            std::ifstream in(step_dir + "/before.cbor", std::ios::binary);
+            std::stringstream ss;
+            ss << in.rdbuf();
+            HoldPass pass = HoldPass::from_bytes(ss.str(), workspace);
+            if (report)
+                std::fprintf(report, "toolcage: the supervisor of step %s was killed: holding what it changed\n",
+                             it->path().filename().string().c_str());
+            StepChanges changes = pass.settle(step_dir + "/held");
+            StepInfo si{info.at("step").get<std::string>(), workspace, info.value("policy", ""),
+                        info.value("argv", std::vector<std::string>{})};
+            int fd = lock;
+            lock = -1;
+            if (changes.held.empty() && changes.landed.empty()) {
+                end_held_step(step_dir, fd);
+                (void)fs::remove_all(step_dir, ec);  // it changed nothing (or never ran)
+                ec.clear();
+                continue;
+            }
+            record_step_changes(step_dir, si, changes, report);
+            end_held_step(step_dir, fd);
+        } catch (const std::exception& e) {
+            left += (left.empty() ? "" : "; ") + step_dir + ": " + e.what() + " (remove " + step_dir +
+                    " once the workspace is checked by hand)";
+        }
+        if (lock >= 0) ::close(lock);
+    }
+    return left;
+}
+
 }  // namespace toolcage::cage

@@ -27,6 +27,19 @@ struct StepInfo {
     std::vector<std::string> argv;
 };
 
+// Before a step: makes its directory, writes the hold pass's snapshot (before.cbor) and what the
+// step is (info.json) there, and locks the directory's `running` file for as long as the returned
+// fd is open (the supervisor's life). Throws Error naming the directory: then the step must not run.
+std::string begin_held_step(const StepInfo& info, const HoldPass& pass, int& lock_fd);
+// After the hold pass: the snapshot goes, the lock is let go.
+void end_held_step(const std::string& step_dir, int& lock_fd);
+
+// Settles every step of `workspace` whose supervisor was killed before its hold pass (its
+// snapshot is still there, its lock free): what it changed in the hold class is held, recorded
+// and reported on `report`, as after any step. Run once the step's processes are gone
+// (recover.h). "" or what could not be settled.
+std::string finish_held_steps(const std::string& workspace, std::FILE* report);
+
 // Writes the step's record (atomically), prints each held change on `report` with how a person
 // lands it, and logs each in the decision log (and so to the fleet's collector). Never throws;
 // a record that cannot be written is said on `report`.

@@ -15,6 +15,8 @@
 #include "common/error.h"
 #include "common/sha256.h"
 
+#include <nlohmann/json.hpp>
+
 namespace toolcage::cage {
 
 namespace {
@@ -169,8 +171,7 @@ HoldPass::HoldPass(const std::string& workspace, std::vector<ProtectedPath> prot
     if (ws.fd < 0)
         throw Error(syscall_error("open(\"" + workspace_ + "\", O_DIRECTORY|O_NOFOLLOW)", errno) +
                     "; toolcage run cannot tell what a step changes there, so the step does not run");
-    std::set<std::string> roots;
-    Walk{workspace_, protect_, before_, roots, true}.dir(ws.fd, "", 0);
+    Walk{workspace_, protect_, before_, roots_, true}.dir(ws.fd, "", 0);
     // The held files' bytes, smallest first, within the bounds.
     std::vector<std::pair<off_t, std::map<std::string, Entry>::iterator>> files;
     for (auto it = before_.begin(); it != before_.end(); ++it)
@@ -379,6 +380,7 @@ StepChanges HoldPass::settle(const std::string& aside_dir) {
     }
 
     // Everything else landed: listed by identity (directories by their coming and going only).
+    if (!listed_) return out;
     for (const auto& [rel, a] : after) {
         if (held.count(rel) || below_whole(rel)) continue;
         auto bi = before_.find(rel);
@@ -390,6 +392,82 @@ StepChanges HoldPass::settle(const std::string& aside_dir) {
     for (const auto& [rel, b] : before_)
         if (!after.count(rel) && !held.count(rel) && !below_whole(rel)) s.landed(rel, "removed");
     return out;
+}
+
+namespace {
+
+// A workspace-relative name that stays inside: not empty nor absolute, no "." or ".." component.
+bool relative_inside(const std::string& rel) {
+    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
+    std::size_t i = 0;
+    while (i <= rel.size()) {
+        std::size_t e = rel.find('/', i);
+        if (e == std::string::npos) e = rel.size();
+        std::string_view part(rel.data() + i, e - i);
+        if (part.empty() || part == "." || part == "..") return false;
+        i = e + 1;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string HoldPass::to_bytes() const {
+    using nlohmann::json;
+    json entries = json::array();
+    for (const auto& [rel, e] : before_) {
+        const std::string parent = tree::split(rel).first;
+        if (!e.held && !roots_.count(parent) && !parent.empty()) continue;
+        entries.push_back(json::array({rel, e.mode, e.dev, e.ino, e.size, e.mtime.tv_sec, e.mtime.tv_nsec, e.ctime.tv_sec,
+                                       e.ctime.tv_nsec, e.held, e.kept,
+                                       json::binary(std::vector<std::uint8_t>(e.data.begin(), e.data.end()))}));
+    }
+    json protect = json::array();
+    for (const auto& p : protect_) protect.push_back(json::array({p.rel, p.dir}));
+    json j = {{"workspace", workspace_}, {"path_env", path_env_}, {"protect", protect},
+              {"roots", roots_},         {"entries", entries}};
+    std::vector<std::uint8_t> bytes = json::to_cbor(j);
+    return std::string(bytes.begin(), bytes.end());
+}
+
+HoldPass HoldPass::from_bytes(const std::string& bytes, const std::string& workspace) {
+    using nlohmann::json;
+    HoldPass h;
+    h.listed_ = false;
+    try {
+        json j = json::from_cbor(bytes);
+        h.workspace_ = j.at("workspace").get<std::string>();
+        if (h.workspace_ != workspace)
+            throw Error("its snapshot is of " + h.workspace_ + ", not of the workspace " + workspace);
+        h.path_env_ = j.at("path_env").get<std::string>();
+        for (const auto& p : j.at("protect")) h.protect_.push_back({p.at(0).get<std::string>(), p.at(1).get<bool>()});
+        for (const auto& r : j.at("roots")) {
+            std::string root = r.get<std::string>();
+            if (!root.empty() && !relative_inside(root)) throw Error("it names \"" + root + "\", a path outside the workspace");
+            h.roots_.insert(std::move(root));
+        }
+        for (const auto& a : j.at("entries")) {
+            std::string rel = a.at(0).get<std::string>();
+            if (!relative_inside(rel)) throw Error("it names \"" + rel + "\", a path outside the workspace");
+            Entry e;
+            e.mode = a.at(1).get<mode_t>();
+            e.dev = a.at(2).get<dev_t>();
+            e.ino = a.at(3).get<ino_t>();
+            e.size = a.at(4).get<off_t>();
+            e.mtime = {a.at(5).get<time_t>(), a.at(6).get<long>()};
+            e.ctime = {a.at(7).get<time_t>(), a.at(8).get<long>()};
+            e.held = a.at(9).get<bool>();
+            e.kept = a.at(10).get<bool>();
+            const auto& bin = a.at(11).get_binary();
+            e.data.assign(bin.begin(), bin.end());
+            // The class is the rule's, not the file's: a name it does not hold is not held.
+            if (e.held != hold_reason(rel).has_value() && e.held) throw Error("it holds \"" + rel + "\", outside the hold class");
+            h.before_.emplace(std::move(rel), std::move(e));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(std::string("the held changes' snapshot cannot be read: ") + e.what());
+    }
+    return h;
 }
 
 }  // namespace toolcage::cage

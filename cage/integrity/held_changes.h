@@ -66,6 +66,15 @@ public:
 
     std::size_t entries() const { return before_.size(); }
 
+    // The snapshot as bytes (CBOR) for the step's directory, so that a step whose supervisor was
+    // killed is settled by the next toolcage call (change_store.h: finish_held_steps). Only what
+    // the hold needs is kept: the hold class, and the entries where a new module would shadow
+    // one (the workspace's top directory, repositories' roots); the landed changes of such a step
+    // are not listed. `from_bytes` accepts only a snapshot of `workspace` whose every name stays
+    // inside it; throws Error naming what does not fit.
+    std::string to_bytes() const;
+    static HoldPass from_bytes(const std::string& bytes, const std::string& workspace);
+
     struct Entry {
         mode_t mode = 0;
         dev_t dev = 0;
@@ -78,7 +87,10 @@ public:
     };
 
 private:
+    HoldPass() = default;
     std::string workspace_;
+    std::set<std::string> roots_;  // repositories' roots (directories holding .git); "" the workspace's
+    bool listed_ = true;           // every entry is here: the landed changes can be listed
     std::vector<ProtectedPath> protect_;
     std::string path_env_;
     std::map<std::string, Entry> before_;

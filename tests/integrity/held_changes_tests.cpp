@@ -422,7 +422,7 @@ TEST_CASE("a landing killed half-way leaves each path before or after, and the n
           "[held][kill]") {
     constexpr int kFiles = 150;
     for (As who : users()) {
-        for (int delay_ms : {3, 15, 40}) {
+        for (int delay_ms : {3, 15, 40, 70}) {
             DYNAMIC_SECTION("as " << name_of(who) << ", killed after " << delay_ms << " ms") {
                 Workspace w(who);
                 ForgetChanges forget{w};
@@ -489,6 +489,58 @@ TEST_CASE("a landing killed half-way leaves each path before or after, and the n
                 Result list = tc(w, {"changes", "--step", step, "--json"});
                 for (const auto& h : json::parse(list.out)[0]["held"]) CHECK(h["state"] == "landed");
             }
+        }
+    }
+}
+
+TEST_CASE("a step whose supervisor is killed has its changes held by the next toolcage call", "[held][kill]") {
+    for (As who : users()) {
+        DYNAMIC_SECTION("as " << name_of(who)) {
+            Workspace w(who);
+            ForgetChanges forget{w};
+            const std::string policy = w.policy();
+            std::vector<std::string> argv =
+                as_user(who, {toolcage_bin(w), "run", "--policy", policy, "--workdir", w.ws.string(), "--", "/bin/sh",
+                              "-c", "echo ok > landed.txt && echo 'git=/bin/false' > .npmrc && sleep 60"});
+            std::vector<std::string> env_s;
+            for (const auto& [k, v] : w.env()) env_s.push_back(k + "=" + v);
+            testsupport::keep_suite_state(env_s);
+            pid_t pid = ::fork();
+            REQUIRE(pid >= 0);
+            if (pid == 0) {
+                std::vector<char*> args, envp;
+                for (auto& a : argv) args.push_back(a.data());
+                args.push_back(nullptr);
+                for (auto& e : env_s) envp.push_back(e.data());
+                envp.push_back(nullptr);
+                int null = ::open("/dev/null", O_RDWR);
+                ::dup2(null, 0);
+                ::dup2(null, 1);
+                ::dup2(null, 2);
+                if (::chdir(w.ws.c_str()) != 0) _exit(98);
+                ::execve(args[0], args.data(), envp.data());
+                _exit(99);
+            }
+            for (int i = 0; i < 200 && !present(w.ws / ".npmrc"); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            REQUIRE(present(w.ws / ".npmrc"));
+            ::kill(pid, SIGKILL);
+            int st = 0;
+            ::waitpid(pid, &st, 0);
+            // The next step in the workspace settles the killed one first.
+            Result next = w.caged("true", policy);
+            INFO(next.out);
+            CHECK(next.status == 0);
+            CHECK(next.out.find("was killed: holding what it changed") != std::string::npos);
+            CHECK(next.out.find("held: .npmrc created") != std::string::npos);
+            CHECK_FALSE(present(w.ws / ".npmrc"));
+            CHECK(w.read("landed.txt") == "ok\n");
+            const std::string step = held_step(next);
+            REQUIRE(step.size() == 16);
+            Result land = tc(w, {"land", step});
+            INFO(land.out);
+            CHECK(land.status == 0);
+            CHECK(w.read(".npmrc") == "git=/bin/false\n");
         }
     }
 }
