@@ -218,8 +218,10 @@ TEST_CASE("Maven's .mvn/jvm.config naming an agent library is held: mvn -v loads
             Result cc = w.shell("cc -shared -fPIC -o libagent.so agent.c");
             INFO(cc.out);
             REQUIRE(cc.status == 0);
-            const std::string plant = "mkdir -p .mvn && printf -- '-agentpath:%s/libagent.so\\n' \"$PWD\" > .mvn/jvm.config";
-            const std::string mvn = "mvn -v >/dev/null 2>&1; ";
+            // -XX:-UsePerfData: the JVM leaves no /tmp/hsperfdata_<user> behind.
+            const std::string plant =
+                "mkdir -p .mvn && printf -- '-XX:-UsePerfData -agentpath:%s/libagent.so\\n' \"$PWD\" > .mvn/jvm.config";
+            const std::string mvn = "MAVEN_OPTS=-XX:-UsePerfData mvn -v >/dev/null 2>&1; ";
             Result bare = w.shell(plant + " && " + mvn + "rm -r .mvn");
             INFO(bare.out);
             REQUIRE(present(w.marker("agent")));
