@@ -546,3 +546,39 @@ TEST_CASE("a step whose supervisor is killed has its changes held by the next to
         }
     }
 }
+
+TEST_CASE("a Python module planted beside the root, shadowing what the user's own git hook imports, is held",
+          "[held][shadow][git]") {
+    if (!have("/usr/bin/python3")) {
+        WARN("python3 is not installed: skipped");
+        return;
+    }
+    for (As who : users()) {
+        DYNAMIC_SECTION("as " << name_of(who)) {
+            Workspace w(who);
+            ForgetChanges forget{w};
+            // The user's own hook, set up outside the cage: Python with the repository as its
+            // working directory, as pre-commit's and many a filter's are.
+            w.put(".git/hooks/pre-commit", "#!/bin/sh\npython3 -c 'import json'\n", 0755);
+            w.own();
+            const std::string plant = "printf 'open(\"" + w.marker("shadow") + "\", \"w\")\\n' > json.py";
+            Result bare = w.shell(plant + " && git commit -q --allow-empty -m bare; rm json.py");
+            INFO(bare.out);
+            REQUIRE(present(w.marker("shadow")));
+            fs::remove(w.marker("shadow"));
+
+            std::string step = caged_holding(w, plant);
+            CHECK_FALSE(present(w.ws / "json.py"));
+            Result ci = w.git({"commit", "-q", "--allow-empty", "-m", "after"});
+            INFO(ci.out);
+            CHECK(ci.status == 0);
+            CHECK_FALSE(present(w.marker("shadow")));
+
+            Result land = tc(w, {"land", step, "json.py"});
+            INFO(land.out);
+            CHECK(land.status == 0);
+            (void)w.git({"commit", "-q", "--allow-empty", "-m", "landed"});
+            CHECK(present(w.marker("shadow")));
+        }
+    }
+}
