@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "cage/integrity/hold_rule.h"
 #include "cage/integrity/tree_ops.h"
@@ -75,7 +76,7 @@ struct Walk {
     const std::vector<ProtectedPath>& protect;
     std::map<std::string, Entry>& out;
     std::set<std::string>& repo_roots;
-    bool keep = false;  // keep held symlinks' targets (the walk before the step)
+    bool keep = false;  // the walk before the step: held symlinks' targets kept, others not statted
 
     [[noreturn]] void fail(const std::string& rel, const std::string& what) const {
         throw Error("workspace " + workspace + ": " + (rel.empty() ? std::string(".") : rel) + ": " + what +
@@ -90,13 +91,13 @@ struct Walk {
             if (own >= 0) ::close(own);
             fail(rel, syscall_error("opendir(\"" + rel + "\")", errno));
         }
-        std::vector<std::string> names;
+        std::vector<std::pair<std::string, unsigned char>> names;  // and their d_type
         while (dirent* e = ::readdir(d)) {
             if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-            names.emplace_back(e->d_name);
+            names.emplace_back(e->d_name, e->d_type);
         }
         ::closedir(d);
-        for (const auto& name : names) {
+        for (const auto& [name, type] : names) {
             const std::string r = join(rel, name);
             // .git at any depth is the after-step check's (cage/integrity/workspace_guard.h), as
             // are the protected paths.
@@ -108,12 +109,18 @@ struct Walk {
             if (out.size() >= kMaxEntries)
                 fail(rel, "the workspace holds more than " + std::to_string(kMaxEntries) +
                               " entries outside build outputs; run the step in a smaller workspace");
+            Entry e;
+            const bool held_name = hold_reason(r).has_value();
             struct stat st {};
-            if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            // Before the step an entry outside the hold class is kept by its name and type alone
+            // (half the walk's cost): after it, its ctime tells whether the step changed it.
+            if (keep && !held_name && type != DT_UNKNOWN) {
+                e.statted = false;
+                st.st_mode = DTTOIF(type);
+            } else if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
                 if (errno == ENOENT) continue;  // gone while listed (a step's leftover process): not there
                 fail(r, syscall_error("fstatat(\"" + r + "\", AT_SYMLINK_NOFOLLOW)", errno));
             }
-            Entry e;
             e.mode = st.st_mode;
             e.dev = st.st_dev;
             e.ino = st.st_ino;
@@ -121,7 +128,7 @@ struct Walk {
             e.mtime = st.st_mtim;
             e.ctime = st.st_ctim;
             const bool output = S_ISDIR(st.st_mode) && build_output(fd, name);
-            e.held = !output && hold_reason(r).has_value();
+            e.held = !output && held_name;
             // A held symlink's target is kept at once; held files' bytes once the walk is done,
             // smallest first (below), so that a large tree cannot crowd out a small config.
             if (e.held && keep && S_ISLNK(st.st_mode)) e.kept = tree::read_link(fd, name, e.data);
@@ -167,6 +174,14 @@ std::string path_state(int ws_fd, const std::string& rel) {
 
 HoldPass::HoldPass(const std::string& workspace, std::vector<ProtectedPath> protect, std::string path_env)
     : workspace_(workspace), protect_(std::move(protect)), path_env_(std::move(path_env)) {
+    // A file's ctime comes from the kernel's coarse clock, which may lag a tick (at most 10 ms)
+    // behind: 50 ms of margin.
+    ::clock_gettime(CLOCK_REALTIME, &started_);
+    started_.tv_nsec -= 50000000;
+    if (started_.tv_nsec < 0) {
+        started_.tv_nsec += 1000000000;
+        started_.tv_sec -= 1;
+    }
     Fd ws(::open(workspace_.c_str(), kDirFlags));
     if (ws.fd < 0)
         throw Error(syscall_error("open(\"" + workspace_ + "\", O_DIRECTORY|O_NOFOLLOW)", errno) +
@@ -386,7 +401,11 @@ StepChanges HoldPass::settle(const std::string& aside_dir) {
         auto bi = before_.find(rel);
         if (bi == before_.end())
             s.landed(rel, "created");
-        else if (!S_ISDIR(a.mode) && !same_identity(a, bi->second))
+        else if (!S_ISDIR(a.mode) && (bi->second.statted ? !same_identity(a, bi->second)
+                                                          : (a.mode & S_IFMT) != (bi->second.mode & S_IFMT) ||
+                                                                a.ctime.tv_sec > started_.tv_sec ||
+                                                                (a.ctime.tv_sec == started_.tv_sec &&
+                                                                 a.ctime.tv_nsec >= started_.tv_nsec)))
             s.landed(rel, "changed");
     }
     for (const auto& [rel, b] : before_)

@@ -83,6 +83,7 @@ public:
         struct timespec mtime {}, ctime {};
         bool held = false;
         bool kept = false;  // a held file's bytes or a symlink's target are in `data`
+        bool statted = true;  // false: known by name and type only (outside the hold class, before the step)
         std::string data;
     };
 
@@ -94,6 +95,7 @@ private:
     std::vector<ProtectedPath> protect_;
     std::string path_env_;
     std::map<std::string, Entry> before_;
+    struct timespec started_ {};  // just before the walk before the step began
     std::size_t kept_bytes_ = 0;
 };
 
