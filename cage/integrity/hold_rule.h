@@ -42,7 +42,7 @@ std::optional<HoldReason> hold_reason(std::string_view rel);
 // (its standard library, installed packages). Python puts the working directory first on its
 // path for `python -m` and `-c`: a hook or filter run in the repository imports the new one.
 // `name` is the entry's name ("black.py", "black" for a package directory, "black.so");
-// `path_dirs` the directories searched for programs (the user's PATH, as the supervisor has it).
+// `path_env` the PATH whose directories are searched for programs (the supervisor's own).
 std::optional<HoldReason> shadow_reason(std::string_view name, bool package_dir, std::string_view path_env);
 
 // The module name an entry of a top directory would be imported as, or "" when it is none:
