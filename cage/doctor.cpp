@@ -12,6 +12,7 @@
 #include "cage/containment/landlock_uapi.h"
 #include "cage/containment/netns.h"
 #include "cage/containment/seccomp_rules.h"
+#include "cage/integrity/change_store.h"
 #include "cage/integrity/recover.h"
 #include "cage/containment/step_init.h"
 #include "cage/step/workspace.h"
@@ -160,6 +161,7 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
                                  "use are not this run's to tidy");
     } else {
         r.housekeeping = journal_housekeeping();
+        for (auto& line : changes_housekeeping()) r.housekeeping.push_back(std::move(line));
     }
     if (r.kernel.landlock_abi >= 7) {
         AuditAvailability a = landlock_audit_availability();

@@ -554,4 +554,39 @@ std::string finish_held_steps(const std::string& workspace, std::FILE* report) {
     return left;
 }
 
+std::vector<std::string> changes_housekeeping() {
+    std::vector<std::string> out;
+    const std::string root = changes_root(false);
+    if (root.empty()) return out;
+    if (std::string p = private_dir_problem(root); !p.empty()) return {"held changes " + root + ": " + p + "; left alone"};
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        // The workspace, from any record or snapshot of its steps.
+        std::string ws;
+        std::size_t steps = 0;
+        std::error_code ec2;
+        for (fs::directory_iterator st(it->path(), ec2), e2; !ec2 && st != e2; st.increment(ec2)) {
+            ++steps;
+            for (const char* f : {"record.json", "info.json"}) {
+                if (!ws.empty()) break;
+                try {
+                    if (fs::exists(st->path() / f)) ws = read_json((st->path() / f).string()).value("workspace", "");
+                } catch (const Error&) {
+                }
+            }
+        }
+        if (ws.empty() && steps > 0) continue;  // nothing says whose: left
+        struct stat s {};
+        if (!ws.empty() && ::lstat(ws.c_str(), &s) == 0) continue;
+        Fd d(::open(root.c_str(), kDirFlags));
+        const std::string name = it->path().filename().string();
+        if (std::string e = d.fd < 0 ? "cannot open " + root : tree::remove(d.fd, name); e.empty())
+            out.push_back("removed the held changes of " + std::to_string(steps) + " step(s) of " +
+                          (ws.empty() ? it->path().string() : ws) + ", which no longer exists");
+        else
+            out.push_back("held changes " + it->path().string() + ": " + e + "; left");
+    }
+    return out;
+}
+
 }  // namespace toolcage::cage

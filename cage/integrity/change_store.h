@@ -61,6 +61,10 @@ std::size_t land_step(const std::string& step, const std::vector<std::string>& p
 // free). "" or what could not be finished.
 std::string finish_landings(const std::string& workspace, std::FILE* report);
 
+// The housekeeping pass (`toolcage doctor`): the step directories of workspaces that no longer
+// exist are removed (nothing there can be landed). One line per workspace, for the report.
+std::vector<std::string> changes_housekeeping();
+
 // Why this process must not land anything (it runs inside a caged step, or cannot reach the
 // state directory), or "".
 std::string landing_refusal();

@@ -582,3 +582,29 @@ TEST_CASE("a Python module planted beside the root, shadowing what the user's ow
         }
     }
 }
+
+TEST_CASE("toolcage doctor removes the held changes of a workspace that no longer exists", "[held][doctor]") {
+    for (As who : users()) {
+        DYNAMIC_SECTION("as " << name_of(who)) {
+            std::string dir, policy_copy;
+            const fs::path scratch = fs::path(testsupport::scratch_parent("/tmp")) / "toolcage-held-doctor";
+            {
+                Workspace w(who);
+                caged_holding(w, "mkdir -p sub && echo x > sub/.envrc");
+                dir = toolcage::cage::journal_dir(fs::weakly_canonical(w.ws).string(), state_dir_of(who) + "/changes");
+                REQUIRE(present(dir));
+                fs::create_directories(scratch);
+                policy_copy = (scratch / "p.json").string();
+                fs::copy_file(w.policy(), policy_copy, fs::copy_options::overwrite_existing);
+                ::chmod(scratch.c_str(), 0755);
+            }  // the workspace is gone
+            std::vector<std::string> args = as_user(who, {testsupport::reachable(TOOLCAGE_BIN), "doctor", "--policy", policy_copy});
+            Result r = run(args, {{"PATH", "/usr/bin:/bin"}, {"HOME", "/"}}, "/");
+            INFO(r.out);
+            CHECK(r.out.find("removed the held changes of 1 step(s) of") != std::string::npos);
+            CHECK_FALSE(present(dir));
+            std::error_code ec;
+            fs::remove_all(scratch, ec);
+        }
+    }
+}
