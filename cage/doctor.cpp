@@ -12,6 +12,7 @@
 #include "cage/containment/landlock_uapi.h"
 #include "cage/containment/netns.h"
 #include "cage/containment/seccomp_rules.h"
+#include "cage/integrity/change_store.h"
 #include "cage/integrity/recover.h"
 #include "cage/containment/step_init.h"
 #include "cage/step/workspace.h"
@@ -160,6 +161,7 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
                                  "use are not this run's to tidy");
     } else {
         r.housekeeping = journal_housekeeping();
+        for (auto& line : changes_housekeeping()) r.housekeeping.push_back(std::move(line));
     }
     if (r.kernel.landlock_abi >= 7) {
         AuditAvailability a = landlock_audit_availability();
@@ -195,6 +197,13 @@ std::string network_text(const DoctorReport& r) {
 }
 
 }  // namespace
+
+// How a step's changes to what configures tools are held (cage/integrity/held_changes.h): on the
+// snapshot mechanism everywhere for now; an overlay layer in the step's user and mount namespaces
+// is not built.
+constexpr const char* kHeldChangesMechanism =
+    "snapshot and restore (no overlay layer): before each step the workspace's hold class is kept, "
+    "after it what the step changed there is put back and kept aside for toolcage land";
 
 nlohmann::json to_json(const DoctorReport& r) {
     using nlohmann::json;
@@ -252,6 +261,7 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"refusal_source", r.refusal_source},
         {"state_dir", r.state_dir},
         {"housekeeping", r.housekeeping},
+        {"held_changes", kHeldChangesMechanism},
     };
 }
 
@@ -321,6 +331,7 @@ std::string to_text(const DoctorReport& r) {
       << (test_state_dir().empty() ? " (journal, decision log; from the user database)\n"
                                    : " (journal, decision log; a test suite's, from $TOOLCAGE_STATE_DIR)\n");
     for (const auto& h : r.housekeeping) o << "    housekeeping: " << h << '\n';
+    o << "  held changes: " << kHeldChangesMechanism << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
                       : "\n`toolcage run` would refuse: " + r.refusal + "\n");
     if (r.audit_mode) o << kAuditWarning;

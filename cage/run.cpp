@@ -37,6 +37,8 @@
 #include "cage/integrity/protected_paths.h"
 #include "cage/containment/read_only.h"
 #include "cage/containment/reaper.h"
+#include "cage/integrity/change_store.h"
+#include "cage/integrity/held_changes.h"
 #include "cage/integrity/recover.h"
 #include "cage/containment/seccomp.h"
 #include "cage/integrity/step_journal.h"
@@ -107,6 +109,12 @@ struct Step {
     std::vector<std::string> env;
     std::vector<ProtectedPath> protect;
     std::optional<WorkspaceGuard> guard;
+    // The hold class as it was before the step, to hold what the step changes there
+    // (cage/integrity/held_changes.h).
+    std::optional<HoldPass> hold;
+    std::string id;  // the step's id (common/step_id.h): its log line, its held changes
+    std::string held_dir;  // the step's directory of held changes (cage/integrity/change_store.h)
+    int held_lock = -1;    // locked while we live: a step whose lock is free was cut short
     StepJournal journal;  // the snapshot on disk while the step runs (cage/step_journal.h)
     // What the step showed of the cage's refusals: its stderr lines and the kernel's records.
     std::vector<std::string> stderr_lines;
@@ -114,6 +122,9 @@ struct Step {
     bool audited = false;
     std::vector<CageRefusal> refusals;
     std::vector<std::string> path_left_out;  // PATH entries the step does not get (not executable)
+    ~Step() {
+        if (held_lock >= 0) ::close(held_lock);  // a step cut short: the next call settles it
+    }
 };
 
 void say(const std::string& line) {
@@ -291,6 +302,9 @@ void finish_unfinished_steps(Step& step) {
     if (step.no_workspace) return;  // no step ever wrote there as its workspace
     std::string left = recover_unfinished(step.paths.workspace, stderr);
     if (!left.empty()) throw Error(left);
+    // A landing of held changes cut short is finished first too (cage/integrity/change_store.h).
+    if (std::string e = finish_landings(step.paths.workspace, stderr); !e.empty())
+        say("warning: a landing of held changes could not be finished: " + e);
 }
 
 // 1b. The workspace's protected paths as they are before the step (throws when they cannot be
@@ -299,6 +313,32 @@ void snapshot_protected_paths(const RunOptions& opt, Step& step) {
     if (opt.read_only) return;  // nothing can be written
     step.protect = protected_paths(step.policy.cage.protected_paths);
     step.guard.emplace(step.paths.workspace, step.protect);
+}
+
+// The step's id: the one its relay tags its lines with, so that the fleet's events of a step
+// and of its connections share it; the hook's when it named one (--step-id), so that its
+// decision joins the step too; else a fresh one.
+const std::string& step_id_of(const RunOptions& opt, Step& step) {
+    if (!step.id.empty()) return step.id;
+    step.id = step.relay.relay ? step.relay.relay->step_id : opt.step_id;
+    if (step.id.empty()) {
+        try {
+            step.id = new_step_id();
+        } catch (const Error&) {  // a label, not worth failing the step for
+        }
+    }
+    return step.id;
+}
+
+// 1c. The workspace's hold class as it is before the step: its files' bytes, and every other
+//     entry's identity (throws when the workspace cannot be walked: then nothing runs).
+void snapshot_hold_class(const RunOptions& opt, Step& step) {
+    if (opt.read_only || step.no_workspace) return;
+    const char* path = std::getenv("PATH");
+    step.hold.emplace(step.paths.workspace, step.protect, path ? path : "");
+    // On disk before anything of the step runs: if we are killed, the next run or hook holds it.
+    step.held_dir = begin_held_step({step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
+                                    *step.hold, step.held_lock);
 }
 
 // 3b. The snapshot and the step's identity on disk before anything of the step runs: if we are
@@ -321,6 +361,22 @@ int check_protected_paths(const RunOptions& opt, Step& step, int step_status) {
     if (!step.guard) return step_status;
     std::vector<TamperEvent> events = step.guard->restore({step.paths.tmp});
     return report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
+}
+
+// 6b. What the step changed in the hold class is put back and kept aside for a person to land;
+//     the rest landed. Both are recorded under the step's id (toolcage changes) and the held
+//     changes said on stderr. The step's exit status stands.
+void hold_changes(const RunOptions& opt, Step& step) {
+    if (!step.hold) return;
+    StepChanges changes = step.hold->settle(step.held_dir + "/held");
+    if (changes.held.empty() && changes.landed.empty()) {
+        end_held_step(step.held_dir, step.held_lock);
+        std::error_code ec;
+        fs::remove_all(step.held_dir, ec);  // a step that changed nothing leaves nothing
+        return;
+    }
+    record_step_changes(step.held_dir, {step.id, step.paths.workspace, step.policy.name, opt.argv}, changes, stderr);
+    end_held_step(step.held_dir, step.held_lock);
 }
 
 // 2. What the kernel offers, against what the policy demands.
@@ -724,7 +780,7 @@ void explain_refusals(const RunOptions& opt, Step& step) {
 
 // 7. One line in the decision log for the step: what ran, under which policy, with which
 //    network, and how it ended. A log that cannot be written warns; it changes nothing.
-void log_step(const RunOptions& opt, const Step& step, int status) {
+void log_step(const RunOptions& opt, Step& step, int status) {
     std::string command;
     for (const auto& a : opt.argv) command += (command.empty() ? "" : " ") + a;
     if (command.size() > 4096) command.resize(4096);
@@ -739,16 +795,8 @@ void log_step(const RunOptions& opt, const Step& step, int status) {
                         {"landlock_abi", step.abi},
                         {"status", status},
                         {"command", command}};
-    // The step's id: the one its relay tags its lines with, so that the fleet's events of a
-    // step and of its connections share it; a fresh one for a step without a relay.
-    // The hook's id when it named one (--step-id), so that its decision joins the step too.
-    std::string id = step.relay.relay ? step.relay.relay->step_id : opt.step_id;
-    if (id.empty()) {
-        try {
-            id = new_step_id();
-        } catch (const Error&) {  // a label, not worth failing the step's log line for
-        }
-    }
+    // The relay's (its lines carry it), else the one the held changes are kept under.
+    const std::string id = step.relay.relay ? step.relay.relay->step_id : step_id_of(opt, step);
     if (!id.empty()) j["step"] = id;
     if (!step.refusals.empty()) {
         j["refusals"] = nlohmann::json::array();
@@ -771,6 +819,7 @@ int run_caged(const RunOptions& opt) {
     load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
     finish_unfinished_steps(step);      //    what a killed step of this workspace left
     snapshot_protected_paths(opt, step);  //    the protected paths, to put back what changes
+    snapshot_hold_class(opt, step);     //    what configures how tools run, to hold what changes
     probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);          //    a private network namespace, or Landlock's rule
     limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0), memory
@@ -784,6 +833,7 @@ int run_caged(const RunOptions& opt) {
         status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported
+    hold_changes(opt, step);                             //    the hold class held, the rest landed
     step.journal.finish();                               //    nothing left to finish
     explain_refusals(opt, step);                         //    what the cage refused, and how to allow it
     log_step(opt, step, *status);                        // 7. the step in the decision log

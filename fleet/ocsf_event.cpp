@@ -121,7 +121,10 @@ json decision_unmapped(const json& l) {
 json detection_finding(const json& l, long long t, const std::string& uid, const std::string& time,
                        const EventSource& src) {
     const std::string verdict = str(l, "verdict"), rule = str(l, "rule"), reason = str(l, "reason");
-    const bool tamper = str(l, "event") == "tamper";
+    // A held change (cage/integrity/change_store.h) is found as a tamper is: put back, kept for
+    // a person to land.
+    const bool held = str(l, "event") == "held";
+    const bool tamper = str(l, "event") == "tamper" || held;
     const bool audit = str(l, "mode") == "audit";
     // What the agent wrote for its later sessions (Hermes's memory, skills…): reviewed as a finding.
     const bool persisted = !str(l, "channel").empty();
@@ -130,7 +133,7 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     set(e, "status", {1, "New"});
     if (tamper) {
         set(e, "action", kObserved);
-        bool undone = flag(l, "undone");
+        bool undone = held || flag(l, "undone");
         set(e, "disposition", undone ? kRestored : kDetected);
     } else if (audit) {
         set(e, "action", kObserved);  // audit mode: the agent was answered allow
@@ -148,7 +151,7 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     }
     e["finding_info"] = {{"uid", uid},
                          {"title", "toolcage " + verdict + ": " + (rule.empty() ? "(no rule)" : rule)},
-                         {"types", {tamper ? "Tamper" : persisted ? "Persistence" : "Tool call"}}};
+                         {"types", {held ? "Held change" : tamper ? "Tamper" : persisted ? "Persistence" : "Tool call"}}};
     if (!reason.empty()) e["finding_info"]["desc"] = reason;
     e["message"] = reason.empty() ? verdict : reason;
     e["firewall_rule"] = {{"uid", rule}, {"name", rule}, {"type", tamper ? "cage" : "hook"}};
@@ -312,7 +315,7 @@ std::optional<json> ocsf_event(std::string_view line, const EventSource& source)
     const std::string uid = line_uid(line), event = str(l, "event"), verdict = str(l, "verdict");
     if (event == "connect") return relay_connect(l, *t, uid, time, source);
     if (event == "step") return step_end(l, *t, uid, time, source);
-    if (event == "tamper") return detection_finding(l, *t, uid, time, source);
+    if (event == "tamper" || event == "held") return detection_finding(l, *t, uid, time, source);
     if (!event.empty()) return std::nullopt;  // the relay's notices, and lines of kinds not known here
     if (verdict == "deny" || verdict == "ask" || !str(l, "channel").empty())
         return detection_finding(l, *t, uid, time, source);

@@ -6,6 +6,7 @@
 
 #include "cage/relay_launch.h"
 #include "cage/run.h"
+#include "common/step_id.h"
 #include "tools/commands.h"
 #include "tools/grant_summary.h"
 #include "tools/policy_access.h"
@@ -49,6 +50,9 @@ Subcommand add_run_command(CLI::App& app) {
                                                /*list_reads=*/true);
                 // The relay's configuration is the launcher's own (the policy and the user's
                 // files, never an environment variable), read only when a policy enables it.
+                // One id for the step from the start: its relay's lines, its log line and its
+                // held changes (toolcage land STEP) share it.
+                if (o->step_id.empty()) o->step_id = new_step_id();
                 o->start_relay = [step_id = o->step_id](const RelayPolicy& relay, std::uint16_t inside_port) {
                     auto config = cage::relay_launch_defaults();
                     config.step_id = step_id;  // checked by run_caged before any relay starts

@@ -23,6 +23,8 @@ Subcommand add_install_command(CLI::App& app);
 Subcommand add_uninstall_command(CLI::App& app);
 Subcommand add_log_command(CLI::App& app);
 Subcommand add_explain_command(CLI::App& app);
+Subcommand add_changes_command(CLI::App& app);
+Subcommand add_land_command(CLI::App& app);
 
 // `toolcage explain` (and `check --explain`): prints the classifier's reading of the command,
 // as text or (json) as one JSON object.

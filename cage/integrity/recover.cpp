@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cage/containment/limits.h"
+#include "cage/integrity/change_store.h"
 #include "cage/integrity/step_journal.h"
 #include "cage/integrity/workspace_guard.h"
 #include "common/decision_log.h"
@@ -291,8 +292,11 @@ std::string recover_unfinished(const std::string& workspace, std::FILE* report) 
     } catch (const std::exception& e) {
         add(e.what());
     }
-    if (left.empty()) return {};
-    return "a step whose supervisor was killed left a journal toolcage cannot finish: " + left;
+    if (!left.empty()) return "a step whose supervisor was killed left a journal toolcage cannot finish: " + left;
+    // Its processes gone, what such a step changed in the hold class is held (change_store.h).
+    if (std::string held = finish_held_steps(workspace, report); !held.empty())
+        return "a step whose supervisor was killed left changes toolcage cannot hold: " + held;
+    return {};
 }
 
 std::vector<std::string> journal_housekeeping() {

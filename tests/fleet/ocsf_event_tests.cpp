@@ -171,6 +171,17 @@ TEST_CASE("a tamper line is a high-severity finding") {
     CHECK(e["disposition_id"] == 9);
 }
 
+TEST_CASE("a held change is a finding: put back, kept for a person to land") {
+    auto e = event_of(R"({"time":"2026-11-30T18:00:00.000Z","event":"held","tool":"run","verdict":"held",)"
+                      R"("rule":"cage.hold.dot-file","reason":".npmrc created: a dot-file","path":".npmrc",)"
+                      R"("change":"created","workspace":"/ws","step":"0123456789abcdef","command":"npm i"})");
+    CHECK(e["class_uid"] == 2004);
+    CHECK(e["severity_id"] == 4);
+    CHECK(e["disposition_id"] == 9);
+    CHECK(e["finding_info"]["types"] == nlohmann::json::array({"Held change"}));
+    CHECK(e["unmapped"]["path"] == ".npmrc");
+}
+
 TEST_CASE("lines that are not events give none") {
     CHECK_FALSE(ocsf_event("", kSource));
     CHECK_FALSE(ocsf_event("not json", kSource));
