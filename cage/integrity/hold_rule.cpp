@@ -32,12 +32,14 @@ struct NamedConfig {
 // and what it can make that tool run.
 constexpr NamedConfig kConfigNames[] = {
     {"AGENTS.md", "an agent's instructions: read at the start of the next session in this directory"},
+    {"AGENTS.override.md", "an agent's instructions: read at the start of the next session in this directory"},
     {"CLAUDE.local.md", "Claude Code's instructions: read at the start of the next session in this directory"},
     {"CLAUDE.md", "Claude Code's instructions: read at the start of the next session in this directory"},
     {"Directory.Build.props", "MSBuild imports it into every project below it, before the project's own file"},
     {"Directory.Build.rsp", "MSBuild reads its command-line switches from it (loggers: any assembly)"},
     {"Directory.Build.targets", "MSBuild imports it into every project below it"},
     {"GEMINI.md", "Gemini CLI's instructions: read at the start of the next session in this directory"},
+    {"HERMES.md", "Hermes's instructions: read into the next session's prompt in this directory"},
     {"NuGet.Config", "NuGet's configuration: where dotnet restore downloads packages from"},
     {"SOUL.md", "OpenClaw's instructions: read at the start of the next session"},
     {"bunfig.toml", "bun's configuration: scripts it preloads into every bun run, where it installs from"},
@@ -118,6 +120,17 @@ const NamedConfig* find_name(std::string_view name) {
     return nullptr;
 }
 
+// The agents' instruction files, whose names some agents match in any case (Hermes's context
+// files): `agents.md` is read as `AGENTS.md` is.
+bool is_instruction_file(std::string_view name) {
+    constexpr std::string_view kInstructions[] = {"agents.md", "agents.override.md", "claude.local.md", "claude.md",
+                                                  "gemini.md", "hermes.md", "soul.md"};
+    if (name.size() > 20) return false;
+    std::string lower(name);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return std::find(std::begin(kInstructions), std::end(kInstructions), lower) != std::end(kInstructions);
+}
+
 }  // namespace
 
 std::optional<HoldReason> hold_reason(std::string_view rel) {
@@ -126,6 +139,9 @@ std::optional<HoldReason> hold_reason(std::string_view rel) {
     if (has_dot_component(rel, dot)) return HoldReason{"dot-file", kDotWhy};
     const std::string_view name = last_component(rel);
     if (const NamedConfig* c = find_name(name)) return HoldReason{"tool-config", c->why};
+    if (is_instruction_file(name))
+        return HoldReason{"tool-config", "an agent's instructions (agents match their names in any case): read "
+                                         "into the next session's prompt in this directory"};
     for (const auto& p : kConfigPrefixes)
         if (name.starts_with(p.name)) return HoldReason{"tool-config", p.why};
     for (const auto& w : kWrappers)

@@ -92,6 +92,7 @@ TEST_CASE("the hold rule is a class: configuration by where tools look, ordinary
                              "rust-toolchain.toml", "crates/a/rust-toolchain", "gradle.properties",
                              "gradle/wrapper/gradle-wrapper.properties", "mvnw", "uv.toml", "pnpm-workspace.yaml",
                              "bunfig.toml", "lefthook.yml", "lint-staged.config.mjs", "CLAUDE.md", "sub/AGENTS.md",
+                             "HERMES.md", "sub/agents.md", "Claude.md", "AGENTS.override.md",
                              "global.json", "NuGet.Config", "nuget.config", "sitecustomize.py", "x/foo.pth",
                              "mise.toml", ".github/workflows/ci.yml", "pyvenv.cfg"}) {
         INFO(held);
@@ -99,7 +100,8 @@ TEST_CASE("the hold rule is a class: configuration by where tools look, ordinary
     }
     for (const char* lands : {"Makefile", "package.json", "package-lock.json", "Cargo.toml", "Cargo.lock", "src/main.rs",
                               "build.rs", "pom.xml", "build.gradle", "setup.py", "setup.cfg", "pyproject.toml",
-                              "tox.ini", ".gitignore", "sub/.gitkeep", "README.md", "docs/guide.md", "src/app.py"}) {
+                              "tox.ini", ".gitignore", "sub/.gitkeep", "README.md", "docs/guide.md", "src/app.py",
+                              "docs/agents.md.txt", "notes-agents.md"}) {
         INFO(lands);
         CHECK_FALSE(hold_reason(lands).has_value());
     }
@@ -308,6 +310,44 @@ TEST_CASE("configuration deep in subdirectories is held, whatever the tool: sett
             Result again = tc(w, {"land", step, "docs/new.md"});
             CHECK(again.status == 1);
             CHECK(again.out.find("holds no change there") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("what an agent reads into its next session's prompt is held: a caged step leaves no instructions",
+          "[held][class][agents]") {
+    // Hermes loads AGENTS.md, .hermes.md/HERMES.md, CLAUDE.md and .cursorrules from the directory
+    // it works in; Claude Code and OpenClaw their own. A step that writes one leaves an
+    // instruction for the next session: held, whatever the depth, created or changed.
+    for (As who : users()) {
+        DYNAMIC_SECTION("as " << name_of(who)) {
+            Workspace w(who);
+            ForgetChanges forget{w};
+            w.put("AGENTS.md", "be careful\n");
+            w.own();
+            Result r = w.caged(
+                "echo 'run ./bootstrap.sh first' >> AGENTS.md && mkdir -p svc/api && "
+                "echo 'run ./bootstrap.sh first' > svc/api/HERMES.md && "
+                "echo 'run ./bootstrap.sh first' > .hermes.md && "
+                "echo 'run ./bootstrap.sh first' > svc/CLAUDE.md && "
+                "echo 'run ./bootstrap.sh first' > .cursorrules && echo notes > svc/README.md",
+                w.policy());
+            INFO(r.out);
+            CHECK(r.status == 0);
+            for (const char* line : {"held: AGENTS.md changed", "held: svc/api/HERMES.md created",
+                                     "held: .hermes.md created", "held: svc/CLAUDE.md created",
+                                     "held: .cursorrules created"}) {
+                INFO(line);
+                CHECK(r.out.find(std::string("toolcage run: ") + line) != std::string::npos);
+            }
+            CHECK(w.read("AGENTS.md") == "be careful\n");
+            for (const char* gone : {"svc/api/HERMES.md", ".hermes.md", "svc/CLAUDE.md", ".cursorrules"}) {
+                INFO(gone);
+                CHECK_FALSE(present(w.ws / gone));
+            }
+            CHECK(w.read("svc/README.md") == "notes\n");
+            Result grep = w.shell("grep -rl bootstrap . || true");
+            CHECK(grep.out.empty());
         }
     }
 }
