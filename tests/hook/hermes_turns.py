@@ -462,10 +462,20 @@ def main():
     # An installed copy outside the build tree: no step may write where toolcage's own binaries
     # lie, and the test's scratch lies in the build tree.
     prefix = tempfile.mkdtemp(prefix="toolcage-turns-bin-", dir="/tmp")
+    # The profiles live in the user's own ~/.hermes/profiles (Hermes and toolcage both take the
+    # home from the user database); what the test made of that path goes again afterwards.
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    made = [d for d in (os.path.join(home, ".hermes"), os.path.join(home, ".hermes", "profiles"))
+            if not os.path.lexists(d)]
     try:
         return run_all(install_copy(os.path.realpath(args[0]), relay, prefix), args[1:])
     finally:
         shutil.rmtree(prefix, ignore_errors=True)
+        for d in reversed(made):
+            try:
+                os.rmdir(d)  # only when empty: never what Hermes or the user put there meanwhile
+            except OSError:
+                pass
 
 
 def install_copy(toolcage, relay, prefix):
