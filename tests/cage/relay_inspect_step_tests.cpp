@@ -136,10 +136,10 @@ TEST_CASE("an inspected git server gets the relay's token; the step holds only a
     InspectFixture fx;
     const std::string url = "https://" + fx.git_host + "/repo.git";
 
-    Result clone =
-        fx.caged(who, "git clone -q " + url + " " + fx.s.ws + "/clone && cat " + fx.s.ws +
-                          "/clone/README && echo \"token=$GIT_TOKEN\" && cat /proc/self/environ | tr '\\0' "
-                          "'\\n' | grep '^GIT_TOKEN=' && echo \"ca=$SSL_CERT_FILE\"");
+    Result clone = fx.caged(
+        who, "git clone -q " + url + " " + fx.s.ws + "/clone && cat " + fx.s.ws +
+                 "/clone/README && echo \"token=$GIT_TOKEN\" && cat /proc/self/environ | tr '\\0' "
+                 "'\\n' | grep '^GIT_TOKEN=' && echo \"ca=$SSL_CERT_FILE\"");
     INFO(clone.out);
     CHECK(clone.status == 0);
     CHECK(clone.out.find("hello") != std::string::npos);
@@ -196,4 +196,27 @@ TEST_CASE("a secret file inside a step's grant is refused before the step runs",
     CHECK(r.status != 0);
     CHECK(r.out.find("step-ran") == std::string::npos);
     CHECK(r.out.find("/relay/credentials/0/secret_file") != std::string::npos);
+}
+
+TEST_CASE("a push of more than git's post buffer goes chunked through an inspected host",
+          "[cage][relay][inspect]") {
+    As who = GENERATE(As::root, As::nobody);
+    INFO("as " << name_of(who));
+    InspectFixture fx;
+    fx.s.policy["relay"].erase("requests");
+    // 2 MiB of random bytes: over http.postBuffer (1 MiB), so git sends the pack chunked, on a
+    // keep-alive connection after its discovery request.
+    Result push = fx.caged(who, "git clone -q https://" + fx.git_host + "/repo.git " + fx.s.ws +
+                                    "/clone && cd " + fx.s.ws +
+                                    "/clone && head -c 2097152 /dev/urandom > blob && git add blob "
+                                    "&& git -c user.name=t -c "
+                                    "user.email=t@t commit -qm big && GIT_TRACE_CURL=1 "
+                                    "GIT_TRACE_CURL_NO_DATA=1 git push -q origin main "
+                                    "2>&1 | grep -ci 'transfer-encoding: chunked'");
+    INFO(push.out);
+    CHECK(push.status == 0);
+    int code = 0;
+    std::string count = relaytest::run_command(
+        "git -C " + fx.d.path + "/git/repo.git rev-list --count main", &code);
+    CHECK(count == "2\n");
 }
