@@ -65,21 +65,32 @@ Io write_all_ssl(SSL* ssl, int fd, std::string_view data, Clock::time_point dead
     return Io::ok;
 }
 
-// What is readable now; `again` when nothing is.
-Io read_ssl(SSL* ssl, std::string& out) {
+// What is readable now, up to 256 KiB (many records, one write on): `again` when nothing is.
+// An end met after some data sets `ended`: the data goes on, then the connection ends.
+Io read_ssl(SSL* ssl, std::string& out, bool& ended) {
+    constexpr size_t kBatch = 256 * 1024;
     char buf[16384];
-    ERR_clear_error();
-    int n = SSL_read(ssl, buf, sizeof buf);
-    if (n > 0) {
-        out.assign(buf, static_cast<size_t>(n));
-        return Io::ok;
+    out.clear();
+    for (;;) {
+        ERR_clear_error();
+        int n = SSL_read(ssl, buf, sizeof buf);
+        if (n > 0) {
+            out.append(buf, static_cast<size_t>(n));
+            if (out.size() >= kBatch) return Io::ok;
+            continue;
+        }
+        int e = SSL_get_error(ssl, n);
+        bool more_later = e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE;
+        if (!out.empty()) {
+            ended = !more_later;
+            return Io::ok;
+        }
+        if (more_later) return Io::again;
+        if (e == SSL_ERROR_ZERO_RETURN) return Io::closed;
+        // A peer that closes TCP without close_notify: the end of its data all the same.
+        if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_SSL) return Io::closed;
+        return Io::failed;
     }
-    int e = SSL_get_error(ssl, n);
-    if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) return Io::again;
-    if (e == SSL_ERROR_ZERO_RETURN) return Io::closed;
-    // A peer that closes TCP without close_notify: the end of its data all the same.
-    if (e == SSL_ERROR_SYSCALL || e == SSL_ERROR_SSL) return Io::closed;
-    return Io::failed;
 }
 
 std::string ssl_failure(SSL* ssl) {
@@ -261,7 +272,8 @@ class Connection {
             }
             auto deadline = Clock::now() + s_.idle_timeout;
             if (client_ready) {
-                Io r = read_ssl(client_.get(), in);
+                bool ended = false;
+                Io r = read_ssl(client_.get(), in, ended);
                 if (r == Io::closed || r == Io::failed) return "";
                 if (r == Io::ok) {
                     s_.record.bytes_up += in.size();
@@ -273,15 +285,18 @@ class Connection {
                     // The request's own log line is the refusal; the connection was allowed.
                     if (!go_on)
                         return refuse(stream.refusal().status, stream.refusal().reason, false);
+                    if (ended) return "";
                 }
             }
             if (server_ready) {
-                Io r = read_ssl(server_.get(), in);
+                bool ended = false;
+                Io r = read_ssl(server_.get(), in, ended);
                 if (r == Io::closed || r == Io::failed) return "";
                 if (r == Io::ok) {
                     s_.record.bytes_down += in.size();
                     if (write_all_ssl(client_.get(), s_.client.get(), in, deadline) != Io::ok)
                         return "the client stopped reading";
+                    if (ended) return "";
                 }
             }
         }
