@@ -3,6 +3,7 @@
 // store and relay.upstream_ca, never against $SSL_CERT_FILE; the CA's key is the user's alone.
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -86,4 +87,26 @@ TEST_CASE("toolcage-relay --make-ca makes the CA once, its key 0600", "[relay][i
     struct stat st {};
     REQUIRE(::stat(d.file("ca").c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0700);
+}
+
+TEST_CASE("a credential whose secret file cannot be read stops the relay before it listens",
+          "[relay][inspect]") {
+    TempDir d;
+    const std::string path = d.file("inspect.json");
+    std::ofstream(path) << nlohmann::json{{"ca_dir", d.file("ca")},
+                                          {"inspect", {"git.example.com"}},
+                                          {"credentials",
+                                           {{{"host", "git.example.com"},
+                                             {"secret_file", d.file("missing")},
+                                             {"as", "bearer"},
+                                             {"placeholder_env", "GIT_TOKEN"},
+                                             {"placeholder",
+                                              "toolcage-placeholder-0123456789abcdef"}}}}}
+                               .dump();
+    RelayProcess relay({"--allow", "git.example.com", "--inspect-file", path}, {}, false);
+    int status = 0;
+    REQUIRE(relay.wait_exit(std::chrono::seconds(10), &status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK(relay.stderr_text().find("relay.credentials/0/secret_file") != std::string::npos);
+    CHECK(relay.stderr_text().find(d.file("missing")) != std::string::npos);
 }
