@@ -62,6 +62,7 @@ cd "$here"
 packages=(
     build-essential cmake pkg-config
     nlohmann-json3-dev libseccomp-dev libspdlog-dev libcli11-dev libyaml-cpp-dev libtomlplusplus-dev
+    libssl-dev libhttp-parser-dev
     lld help2man
 )
 commands=()

@@ -17,14 +17,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <system_error>
 
 #include "cage/settings/npm_config.h"
 #include "common/error.h"
-#include "common/user_home.h"
+#include "common/policy_schema.h"
 #include "common/text.h"
-
+#include "common/user_home.h"
 
 namespace fs = std::filesystem;
 
@@ -233,6 +236,54 @@ std::uint16_t spawn_relay(RelayState& st, int listen_fd) {
     return static_cast<std::uint16_t>(port);
 }
 
+// `toolcage-relay --make-ca DIR`: the CA exists before the step's environment is built (in a
+// private network the relay itself starts only after the fork). Returns the CA's PEM.
+std::string make_inspection_ca(const std::string& binary, const std::string& dir) {
+    Pipe err;
+    std::vector<std::string> argv = {binary, "--make-ca", dir};
+    std::vector<std::string> envv = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+    auto cargv = c_strings(argv);
+    auto cenv = c_strings(envv);
+    pid_t pid = ::fork();
+    if (pid < 0) throw Error(syscall_error("fork() for toolcage-relay --make-ca", errno));
+    if (pid == 0) {
+        child_fds_and_signals({-1, -1, err.w});
+        ::execve(cargv[0], cargv.data(), cenv.data());
+        ::_exit(127);
+    }
+    err.close_write();
+    std::string text;
+    read_until_eof(err.r, text, Clock::now() + kRelayStartTimeout);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw Error("relay.inspect: toolcage's inspection CA could not be made in " + dir + ": " +
+                    (text.empty() ? "exit status " + std::to_string(status) : trim(text)));
+    std::ifstream in(dir + "/ca.pem");
+    std::ostringstream pem;
+    pem << in.rdbuf();
+    if (!in || pem.str().find("BEGIN CERTIFICATE") == std::string::npos)
+        throw Error("relay.inspect: " + dir + "/ca.pem holds no certificate; remove " + dir +
+                    " to make a new CA");
+    return pem.str();
+}
+
+// The relay's --inspect-file: the policy's inspection fields, each credential with the
+// placeholder the step gets. The secrets stay in their files: the relay reads them itself.
+std::string inspect_file_json(
+    const RelayPolicy& policy, const std::string& ca_dir,
+    const std::vector<std::pair<std::string, std::string>>& placeholders) {
+    nlohmann::json creds = relay_credentials_json(policy.credentials);
+    for (std::size_t i = 0; i < creds.size(); ++i) creds[i]["placeholder"] = placeholders[i].second;
+    return nlohmann::json{{"ca_dir", ca_dir},
+                          {"inspect", policy.inspect},
+                          {"upstream_ca", policy.upstream_ca},
+                          {"credentials", creds},
+                          {"requests", relay_requests_json(policy.requests)}}
+        .dump();
+}
+
 }  // namespace
 
 std::optional<std::string> registry_allow_entry(const std::string& url) {
@@ -292,18 +343,20 @@ std::vector<std::string> expand_relay_allow(
             std::optional<std::string> url = npm_registry ? npm_registry() : std::nullopt;
             if (url) registry = registry_allow_entry(*url);
             if (!registry)
-                notes.push_back(
-                    "relay.allow: {npm_registry} dropped: " +
-                    (url ? "the user's npm registry setting is \"" + *url + "\", not an http(s) URL "
-                                 "with a host name (a ${VAR} in it is not read)"
-                         : std::string("no npm registry setting could be read")));
+                notes.push_back("relay.allow: {npm_registry} dropped: " +
+                                (url ? "the user's npm registry setting is \"" + *url +
+                                           "\", not an http(s) URL "
+                                           "with a host name (a ${VAR} in it is not read)"
+                                     : std::string("no npm registry setting could be read")));
         }
         if (registry) out.push_back(*registry);
     }
     return out;
 }
 
-std::optional<std::string> npm_config_registry() { return npm_registry_from_files(user_home()); }
+std::optional<std::string> npm_config_registry() {
+    return npm_registry_from_files(user_home());
+}
 
 RelayLaunchConfig relay_launch_defaults() {
     RelayLaunchConfig c;
@@ -317,6 +370,7 @@ RelayLaunchConfig relay_launch_defaults() {
     c.npm_registry = npm_config_registry;
     const std::string runtime = "/run/user/" + std::to_string(::getuid());
     c.token_base = private_dir_problem(runtime).empty() ? runtime : "/tmp";
+    if (std::string state = state_dir(true); !state.empty()) c.ca_dir = state + "/relay-ca";
     return c;
 }
 
@@ -356,7 +410,24 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         const std::string& upstream = policy.upstream;
         if (!upstream.empty())
             a.insert(a.end(), {"--upstream-file", st->secrets.write("upstream", upstream)});
-        const std::string step_id = config.step_id.empty() ? random_token().substr(0, 16) : config.step_id;
+        std::string ca_pem;
+        std::vector<std::pair<std::string, std::string>> placeholders;
+        if (!policy.inspect.empty()) {
+            if (config.ca_dir.empty())
+                throw Error(
+                    "relay.inspect: toolcage's state directory cannot be reached, so there is "
+                    "no place for its CA; make " +
+                    primary_state_dir() + " writable, or drop relay.inspect");
+            ca_pem = make_inspection_ca(config.relay_binary, config.ca_dir);
+            for (const auto& c : policy.credentials)
+                placeholders.emplace_back(c.placeholder_env,
+                                          "toolcage-placeholder-" + random_token());
+            a.insert(a.end(), {"--inspect-file",
+                               st->secrets.write("inspect", inspect_file_json(policy, config.ca_dir,
+                                                                              placeholders))});
+        }
+        const std::string step_id =
+            config.step_id.empty() ? random_token().substr(0, 16) : config.step_id;
         std::uintmax_t log_from = 0;
         if (!config.log_path.empty()) {
             a.insert(a.end(), {"--log", config.log_path, "--step", step_id});
@@ -381,6 +452,8 @@ RelayStarter make_relay_starter(RelayLaunchConfig config) {
         h.log_path = config.log_path;
         h.log_from = log_from;
         h.step_id = step_id;
+        h.ca_pem = std::move(ca_pem);
+        h.placeholders = std::move(placeholders);
         return h;
     };
 }

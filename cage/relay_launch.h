@@ -22,6 +22,9 @@ struct RelayLaunchConfig {
     std::string token_base;
     // The step's id the relay tags its lines with (`toolcage run --step-id`); empty: a fresh one.
     std::string step_id;
+    // Where toolcage's inspection CA is made and kept (relay.inspect): a directory in toolcage's
+    // state directory, which no step is ever granted.
+    std::string ca_dir;
 };
 
 // The launcher's own configuration, none of it from its environment (the agent's shell's):

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -212,6 +213,27 @@ void refuse_state_dir_grants(const Step& step) {
         }
 }
 
+// A credential's secret file is the relay's to read, never the step's: refused when any grant,
+// by real path, reaches it (the file itself or a directory above it).
+void refuse_secret_grants(const Step& step) {
+    PathResolver resolver;
+    for (std::size_t i = 0; i < step.policy.relay.credentials.size(); ++i) {
+        const std::string& file = step.policy.relay.credentials[i].secret_file;
+        const std::string real = resolver.resolve(file);
+        for (const auto* list : {&step.cage.read, &step.cage.write, &step.cage.execute})
+            for (const auto& entry : *list) {
+                std::string grant = resolver.resolve(entry);
+                while (grant.size() > 1 && grant.back() == '/') grant.pop_back();
+                if (grant == "/" || grant == real || lies_under(real, grant))
+                    throw Error("policy \"" + step.policy.name + "\": /relay/credentials/" + std::to_string(i) +
+                                "/secret_file: " + file + " lies in the step's grant " + entry + " (" + grant +
+                                "), so the step could read the secret the relay keeps from it; move the file "
+                                "out of every cage.read, cage.write and cage.execute directory (e.g. to ~/.config/"
+                                "toolcage-secrets/, mode 0600)");
+            }
+    }
+}
+
 // The read-only cage where no workspace may be reads its working directory ({workspace}); where
 // that directory holds toolcage's own state (the home, /), it may list the directory and read
 // every entry in it but the ones that lead there, which no step may be granted.
@@ -290,6 +312,7 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
 
     step.cage = expand_cage_policy(step.policy.cage, step.paths);
     refuse_state_dir_grants(step);
+    if (step.policy.relay.enabled) refuse_secret_grants(step);
     make_missing_home_dirs(step.cage, step.paths.home);
     // toolcage's own files, the agents' settings, start-up files and ~/.ssh: never writable.
     narrow_write_grants(step.cage, never_writable_paths());
@@ -499,6 +522,33 @@ void build_syscall_filter(Step& step) {
                                                     : SeccompVariant::host_network);
 }
 
+// With relay.inspect the step trusts toolcage's CA: a bundle of the system's CAs and toolcage's
+// in the step's TMPDIR, named by every variable the common TLS stacks read (README "TLS
+// inspection"); NODE_EXTRA_CA_CERTS adds to Node's own roots, so it names toolcage's CA alone.
+void trust_inspection_ca(const Step& step, const RelayHandle& relay, Environment& env) {
+    if (relay.ca_pem.empty()) return;
+    std::string bundle;
+    {
+        std::ifstream system("/etc/ssl/certs/ca-certificates.crt");
+        std::ostringstream ss;
+        ss << system.rdbuf();
+        bundle = ss.str();
+    }
+    if (!bundle.empty() && bundle.back() != '\n') bundle += '\n';
+    bundle += relay.ca_pem;
+    const std::string bundle_path = step.paths.tmp + "/toolcage-ca-bundle.pem";
+    const std::string ca_path = step.paths.tmp + "/toolcage-ca.pem";
+    for (const auto& [path, text] : {std::pair{bundle_path, bundle}, std::pair{ca_path, relay.ca_pem}}) {
+        std::ofstream out(path, std::ios::trunc);
+        out << text;
+        if (!out.flush()) throw Error("relay.inspect: cannot write " + path + ", the CA bundle for the step");
+    }
+    for (const char* k : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO", "CARGO_HTTP_CAINFO", "PIP_CERT",
+                          "CURL_CA_BUNDLE", "NPM_CONFIG_CAFILE"})
+        env[k] = bundle_path;
+    env["NODE_EXTRA_CA_CERTS"] = ca_path;
+}
+
 void build_step_environment(const RunOptions& opt, Step& step) {
     EnvironmentSpec spec;
     spec.env_keep = step.policy.cage.env_keep;
@@ -514,6 +564,11 @@ void build_step_environment(const RunOptions& opt, Step& step) {
     // The read-only cage has no TMPDIR of its own: its git is told there is no configuration
     // it cannot read (cage/git_home_config.h).
     if (!opt.read_only) add_step_settings(step.paths.home, step.paths.tmp, spec.env_set, env);
+    if (step.relay.relay) {
+        trust_inspection_ca(step, *step.relay.relay, env);
+        // The placeholders, never the secrets: the relay puts each secret in its place.
+        for (const auto& [name, value] : step.relay.relay->placeholders) env[name] = value;
+    }
     step.env = flatten_environment(env);
     step.path_left_out = left_out_of_path(outer.count("PATH") ? outer["PATH"] : "", spec.execute);
 }

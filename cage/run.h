@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/policy.h"
@@ -19,10 +20,15 @@ struct RelayHandle {
     // Set when the relay waits for its listening socket (made inside the step's private
     // network namespace): starts it on that socket. Throws Error when it cannot start.
     std::function<void(int listen_fd)> serve;
-    // The relay's log and where this step's lines start in it; each of them carries "step": step_id.
+    // The relay's log and where this step's lines start in it; each of them carries "step":
+    // step_id.
     std::string log_path;
     std::uintmax_t log_from = 0;
     std::string step_id;
+    // With relay.inspect: toolcage's CA certificate (PEM), which the step is told to trust, and
+    // each credential's variable with the placeholder the step holds instead of the secret.
+    std::string ca_pem;
+    std::vector<std::pair<std::string, std::string>> placeholders;
 };
 // `inside_port` 0: the relay listens on a free port of the host's loopback and runs at once.
 // Otherwise the step's private network has the relay's socket on that port: the handle's
@@ -32,7 +38,7 @@ using RelayStarter = std::function<RelayHandle(const RelayPolicy&, std::uint16_t
 struct RunOptions {
     std::string policy = "default";  // a name or a file, given to load_policy
     std::function<Policy(const std::string&)> load_policy;
-    std::string workdir;        // empty: the current directory
+    std::string workdir;  // empty: the current directory
     // The workspace ({workspace}); empty: chosen from workdir (common/workspace_choice.h).
     // Refused, as a chosen one is, when it is /, a home or holds toolcage or an agent's files.
     std::string workspace;
@@ -49,7 +55,7 @@ struct RunOptions {
     // names it; empty: a fresh one. Anything but 16 hex characters is refused: it comes from
     // the agent's shell and only ever labels lines.
     std::string step_id;
-    RelayStarter start_relay;   // empty: no relay linked in
+    RelayStarter start_relay;  // empty: no relay linked in
     std::vector<std::string> argv;
 };
 

@@ -51,12 +51,12 @@ struct ExtraRule {
 std::string derived_rule_id(const std::string& program, const std::vector<std::string>& words);
 
 struct CageLimits {
-    long nproc = 4096;        // RLIMIT_NPROC (per user: counts processes outside the cage too)
-    long nofile = 4096;       // RLIMIT_NOFILE
-    long fsize_mb = 16384;    // RLIMIT_FSIZE
-    long cpu_seconds = 0;     // RLIMIT_CPU, 0 = unlimited
-    long as_mb = 0;           // RLIMIT_AS, 0 = unlimited
-    long memory_mb = 0;       // a memory cgroup's limit where one can be made, 0 = none
+    long nproc = 4096;      // RLIMIT_NPROC (per user: counts processes outside the cage too)
+    long nofile = 4096;     // RLIMIT_NOFILE
+    long fsize_mb = 16384;  // RLIMIT_FSIZE
+    long cpu_seconds = 0;   // RLIMIT_CPU, 0 = unlimited
+    long as_mb = 0;         // RLIMIT_AS, 0 = unlimited
+    long memory_mb = 0;     // a memory cgroup's limit where one can be made, 0 = none
     bool operator==(const CageLimits&) const = default;
 };
 
@@ -67,9 +67,9 @@ struct CagePolicy {
     std::vector<std::string> execute;
     std::vector<std::string> env_keep;           // added to the built-in keep-list
     std::map<std::string, std::string> env_set;  // set inside the cage
-    int min_abi = 1;                             // below this Landlock ABI, refuse (unless --best-effort)
-    std::string network = "auto";                // auto | netns | landlock
-    std::vector<std::string> protected_paths;    // workspace-relative, never writable by the cage
+    int min_abi = 1;               // below this Landlock ABI, refuse (unless --best-effort)
+    std::string network = "auto";  // auto | netns | landlock
+    std::vector<std::string> protected_paths;  // workspace-relative, never writable by the cage
     // How: "check" restores them after the step; "landlock" also refuses in-place writes during
     // it, at the price of new files in the workspace root and git's lock files (see README).
     std::string protect = "check";
@@ -77,21 +77,56 @@ struct CagePolicy {
     bool operator==(const CagePolicy&) const = default;
 };
 
+// A secret the relay adds to requests to one inspected host (README "Credentials through the
+// relay"): the step's environment holds only a placeholder, the relay puts the secret in its place.
+struct RelayCredential {
+    std::string host;             // an entry of relay.inspect
+    std::string secret_file;      // absolute; the user's file, read by the relay, in no step grant
+    std::string as = "bearer";    // "bearer", "basic:<user>" or "header:<Name>"
+    std::string placeholder_env;  // the step's variable that holds the placeholder
+    bool operator==(const RelayCredential&) const = default;
+};
+
+// One request rule on an inspected host: a method ("*" for any) and a path glob (fnmatch without
+// FNM_PATHNAME: `*` also matches '/'), compared with the request's percent-decoded path, query left
+// out.
+struct RelayRequestRule {
+    std::string method = "*";
+    std::string path = "*";
+    bool operator==(const RelayRequestRule&) const = default;
+};
+
+// A host's rules: a request matching a deny rule is refused; when `allow` is not empty, a request
+// matching none of its rules is refused too.
+struct RelayRequestRules {
+    std::vector<RelayRequestRule> allow;
+    std::vector<RelayRequestRule> deny;
+    bool operator==(const RelayRequestRules&) const = default;
+};
+
 struct RelayPolicy {
-    bool enabled = false;             // start a relay for each caged step
-    std::vector<std::string> allow;   // host, host:port or *.suffix[:port]; port defaults to 443
+    bool enabled = false;            // start a relay for each caged step
+    std::vector<std::string> allow;  // host, host:port or *.suffix[:port]; port defaults to 443
     // Hosts of `allow` that hold a credential the worker is meant to use (the model API): the
     // user declares them on purpose; `toolcage policy lint` flags every other credential host.
     std::vector<std::string> credentialed;
-    bool allow_private = false;       // lift the private-range refusal (tests only)
+    bool allow_private = false;  // lift the private-range refusal (tests only)
     // CIDR ranges of the user's own network the relay may dial although they are not public
     // (split-horizon DNS, an intercepting proxy); never metadata or link-local addresses.
     std::vector<std::string> allow_ranges;
     // A TLS handshake through the relay always names the CONNECT's host when it names one; this
     // says whether one naming no server (no SNI) to a host name is refused too.
     bool require_sni = true;
-    std::string upstream;             // http://[user:pass@]host:port, or empty for direct
+    std::string upstream;  // http://[user:pass@]host:port, or empty for direct
     int max_tunnels = 256;
+    // Hosts of `allow` whose TLS the relay terminates with toolcage's own CA, to read (log, judge,
+    // add credentials to) each HTTP/1.1 request; every other host stays an opaque tunnel.
+    std::vector<std::string> inspect;
+    // A PEM file of extra trust anchors for the inspected hosts' real servers (a company proxy, a
+    // test CA), beside the system's; never read from the environment.
+    std::string upstream_ca;
+    std::vector<RelayCredential> credentials;
+    std::map<std::string, RelayRequestRules> requests;  // keyed by an entry of `inspect`
     bool operator==(const RelayPolicy&) const = default;
 };
 
@@ -117,9 +152,9 @@ struct WorkspacePolicy {
 };
 
 struct Policy {
-    std::string name;                          // e.g. "forge"
-    std::string file;                          // where it was loaded from
-    std::vector<std::string> chain;            // files merged, base first (via "extends")
+    std::string name;                // e.g. "forge"
+    std::string file;                // where it was loaded from
+    std::vector<std::string> chain;  // files merged, base first (via "extends")
     std::string description;
     std::map<std::string, Decision> overrides;  // rule id -> decision
     std::vector<ExtraRule> rules;

@@ -16,6 +16,7 @@
 #include "common/self_exe.h"
 #include "common/user_home.h"
 #include "common/policy_schema.h"
+#include "common/relay_inspection.h"
 
 namespace toolcage {
 
@@ -206,6 +207,7 @@ void refuse_state_grants(const Policy& p) {
 Policy load_from(const fs::path& file, std::span<const CompiledProfile> compiled) {
     if (auto p = compiled_policy(file, compiled)) {
         refuse_state_grants(*p);
+        check_relay_inspection(*p);
         return *p;
     }
     std::vector<std::string> visiting, chain;
@@ -215,6 +217,7 @@ Policy load_from(const fs::path& file, std::span<const CompiledProfile> compiled
     p.file = file.string();
     p.chain = chain;
     refuse_state_grants(p);
+    check_relay_inspection(p);
     return p;
 }
 

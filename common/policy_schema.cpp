@@ -244,17 +244,109 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
     });
 }
 
+bool is_plain_absolute(const std::string& s) {
+    return s.size() > 1 && s.front() == '/' && s.find("/../") == std::string::npos && !s.ends_with("/..") &&
+           std::none_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+// relay.credentials: [{"host", "secret_file", "as", "placeholder_env"}]. Which hosts they name is
+// checked on the merged policy (common/relay_inspection.h): a base may inspect what a child binds.
+void check_relay_credentials(const json& v, const std::string& file, const std::string& ptr) {
+    const std::string shape =
+        "; write {\"host\": \"api.example.com\", \"secret_file\": \"/home/me/.secrets/token\", \"as\": "
+        "\"bearer\", \"placeholder_env\": \"API_TOKEN\"}";
+    need(v.is_array(), v, file, ptr, "must be a list of credential bindings" + shape);
+    for (std::size_t i = 0; i < v.size(); ++i) each([&] {
+        const json& c = v[i];
+        const std::string at_i = at(ptr, i);
+        need(c.is_object(), c, file, at_i, "must be an object" + shape);
+        only_keys(c, {"host", "secret_file", "as", "placeholder_env"}, file, at_i);
+        for (const char* k : {"host", "secret_file", "placeholder_env"})
+            need(c.contains(k) && c[k].is_string() && !c[k].get<std::string>().empty(), c, file, at_i + "/" + k,
+                 std::string("needs \"") + k + "\", a non-empty string" + shape);
+        std::string problem = check_allow_entry(c["host"].get<std::string>());
+        if (!problem.empty()) fail(file, at_i + "/host", &c["host"], problem);
+        need(is_plain_absolute(c["secret_file"].get<std::string>()), c["secret_file"], file, at_i + "/secret_file",
+             "must be an absolute path without \"..\" (the file holding the secret, outside every step grant)");
+        const std::string& env = c["placeholder_env"].get_ref<const std::string&>();
+        bool env_ok = (std::isalpha(static_cast<unsigned char>(env[0])) || env[0] == '_') &&
+                      std::all_of(env.begin(), env.end(),
+                                  [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
+        need(env_ok, c["placeholder_env"], file, at_i + "/placeholder_env",
+             "must be an environment variable's name (letters, digits, '_'), e.g. \"GITHUB_TOKEN\"");
+        if (c.contains("as")) {
+            const json& as = c["as"];
+            std::string a = as.is_string() ? as.get<std::string>() : "";
+            bool ok = a == "bearer" || (a.starts_with("basic:") && a.size() > 6 && a.find(':', 6) == std::string::npos) ||
+                      (a.starts_with("header:") && a.size() > 7 &&
+                       std::all_of(a.begin() + 7, a.end(), [](unsigned char ch) {
+                           return std::isalnum(ch) || ch == '-' || ch == '_';
+                       }));
+            need(ok && std::none_of(a.begin(), a.end(), [](unsigned char ch) { return ch <= 0x20 || ch >= 0x7f; }),
+                 as, file, at_i + "/as",
+                 "must be \"bearer\" (Authorization: Bearer), \"basic:<user>\" (Authorization: Basic, the "
+                 "secret as password) or \"header:<Name>\" (a header of its own)");
+        }
+    });
+}
+
+bool is_http_method(const std::string& m) {
+    return m == "*" || (!m.empty() && m.size() <= 20 && std::all_of(m.begin(), m.end(), [](unsigned char c) {
+                            return c >= 'A' && c <= 'Z';
+                        }));
+}
+
+// relay.requests: {"host": {"allow": [{"method", "path"}], "deny": [...]}}.
+void check_relay_requests(const json& v, const std::string& file, const std::string& ptr) {
+    const std::string shape =
+        "; write {\"git.example.com\": {\"deny\": [{\"method\": \"POST\", \"path\": \"/*/git-receive-pack\"}]}}";
+    need(v.is_object(), v, file, ptr, "must be an object of host -> rules" + shape);
+    for (auto it = v.begin(); it != v.end(); ++it) each([&] {
+        const std::string hp = ptr + "/" + it.key();
+        std::string problem = check_allow_entry(it.key());
+        if (!problem.empty()) fail(file, hp, nullptr, "the key must be an entry of relay.inspect: " + problem);
+        need(it->is_object(), *it, file, hp, "must be an object with \"allow\" and/or \"deny\"" + shape);
+        only_keys(*it, {"allow", "deny"}, file, hp);
+        for (const char* k : {"allow", "deny"}) {
+            if (!it->contains(k)) continue;
+            const json& list = (*it)[k];
+            need(list.is_array(), list, file, hp + "/" + k, "must be a list of {\"method\", \"path\"} rules" + shape);
+            for (std::size_t i = 0; i < list.size(); ++i) each([&] {
+                const json& rule = list[i];
+                const std::string rp = at(hp + "/" + k, i);
+                need(rule.is_object() && (rule.contains("method") || rule.contains("path")), rule, file, rp,
+                     "must be an object naming \"method\" and/or \"path\"" + shape);
+                only_keys(rule, {"method", "path"}, file, rp);
+                if (rule.contains("method"))
+                    need(rule["method"].is_string() && is_http_method(rule["method"].get<std::string>()),
+                         rule["method"], file, rp + "/method",
+                         "must be an HTTP method in capitals (\"GET\", \"POST\") or \"*\" for any");
+                if (rule.contains("path")) {
+                    const json& p = rule["path"];
+                    bool ok = p.is_string() && !p.get<std::string>().empty() &&
+                              (p.get<std::string>()[0] == '/' || p.get<std::string>() == "*") &&
+                              std::none_of(p.get_ref<const std::string&>().begin(), p.get_ref<const std::string&>().end(),
+                                           [](unsigned char c) { return c <= 0x20 || c >= 0x7f || c == '?'; });
+                    need(ok, p, file, rp + "/path",
+                         "must be a path glob starting with '/' (\"*\" matches any characters, '/' included; "
+                         "the query is not part of it)");
+                }
+            });
+        }
+    });
+}
+
 void check_relay(const json& r, const std::string& file, const std::string& ptr) {
     need(r.is_object(), r, file, ptr, "must be an object");
     only_keys(r, {"enabled", "allow", "credentialed", "allow_private", "allow_ranges", "require_sni",
-                  "upstream", "max_tunnels"},
+                  "upstream", "max_tunnels", "inspect", "upstream_ca", "credentials", "requests"},
               file, ptr);
     each([&] {
         for (const char* k : {"enabled", "allow_private", "require_sni"})
             if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
     });
     // credentialed is written in allow's grammar: it names entries of allow.
-    for (const char* k : {"allow", "credentialed"}) each([&] {
+    for (const char* k : {"allow", "credentialed", "inspect"}) each([&] {
         if (r.contains(k)) {
             check_string_list(r[k], file, ptr + "/" + k);
             for (std::size_t i = 0; i < r[k].size(); ++i) each([&] {
@@ -282,6 +374,19 @@ void check_relay(const json& r, const std::string& file, const std::string& ptr)
     });
     each([&] {
         if (r.contains("max_tunnels")) check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
+    });
+    each([&] {
+        if (r.contains("upstream_ca"))
+            need(r["upstream_ca"].is_string() && (r["upstream_ca"].get<std::string>().empty() ||
+                                                  is_plain_absolute(r["upstream_ca"].get<std::string>())),
+                 r["upstream_ca"], file, ptr + "/upstream_ca",
+                 "must be \"\" or the absolute path of a PEM file of CA certificates, without \"..\"");
+    });
+    each([&] {
+        if (r.contains("credentials")) check_relay_credentials(r["credentials"], file, ptr + "/credentials");
+    });
+    each([&] {
+        if (r.contains("requests")) check_relay_requests(r["requests"], file, ptr + "/requests");
     });
 }
 
@@ -546,6 +651,19 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         rp.require_sni = r.value("require_sni", rp.require_sni);
         rp.upstream = r.value("upstream", rp.upstream);
         rp.max_tunnels = r.value("max_tunnels", rp.max_tunnels);
+        rp.inspect = r.value("inspect", rp.inspect);
+        rp.upstream_ca = r.value("upstream_ca", rp.upstream_ca);
+        if (r.contains("credentials"))
+            for (const auto& c : r["credentials"])
+                rp.credentials.push_back({c["host"], c["secret_file"], c.value("as", "bearer"), c["placeholder_env"]});
+        if (r.contains("requests"))
+            for (auto it = r["requests"].begin(); it != r["requests"].end(); ++it) {
+                RelayRequestRules& rules = rp.requests[it.key()];
+                for (auto [k, list] : {std::pair{"allow", &rules.allow}, std::pair{"deny", &rules.deny}})
+                    if (it->contains(k))
+                        for (const auto& rule : (*it)[k])
+                            list->push_back({rule.value("method", "*"), rule.value("path", "*")});
+            }
     }
     if (doc.contains("hermes")) {
         const json& h = doc["hermes"];
@@ -562,6 +680,28 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
 }  // namespace toolcage
 
 namespace toolcage {
+
+nlohmann::json relay_credentials_json(const std::vector<RelayCredential>& creds) {
+    json out = json::array();
+    for (const auto& c : creds)
+        out.push_back({{"host", c.host}, {"secret_file", c.secret_file}, {"as", c.as},
+                       {"placeholder_env", c.placeholder_env}});
+    return out;
+}
+
+nlohmann::json relay_requests_json(const std::map<std::string, RelayRequestRules>& requests) {
+    json out = json::object();
+    for (const auto& [host, rules] : requests) {
+        json h = json::object();
+        for (auto [k, list] : {std::pair{"allow", &rules.allow}, std::pair{"deny", &rules.deny}}) {
+            json l = json::array();
+            for (const auto& r : *list) l.push_back({{"method", r.method}, {"path", r.path}});
+            h[k] = l;
+        }
+        out[host] = h;
+    }
+    return out;
+}
 
 nlohmann::json policy_to_json(const Policy& p) {
     json rules = json::array();
@@ -601,7 +741,11 @@ nlohmann::json policy_to_json(const Policy& p) {
               {"allow_private", p.relay.allow_private}, {"allow_ranges", p.relay.allow_ranges},
               {"require_sni", p.relay.require_sni},
               {"upstream", p.relay.upstream},
-              {"max_tunnels", p.relay.max_tunnels}}},
+              {"max_tunnels", p.relay.max_tunnels},
+              {"inspect", p.relay.inspect},
+              {"upstream_ca", p.relay.upstream_ca},
+              {"credentials", relay_credentials_json(p.relay.credentials)},
+              {"requests", relay_requests_json(p.relay.requests)}}},
             {"hermes", hermes},
             {"workspace", {{"roots", p.workspace.roots}}}};
 }

@@ -32,6 +32,10 @@ namespace toolcage {
 // The merged policy as JSON, in the file format (for `toolcage policy show`).
 nlohmann::json policy_to_json(const Policy& p);
 
+// relay.credentials and relay.requests as the policy writes them.
+nlohmann::json relay_credentials_json(const std::vector<RelayCredential>& creds);
+nlohmann::json relay_requests_json(const std::map<std::string, RelayRequestRules>& requests);
+
 }  // namespace toolcage
 
 namespace toolcage {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "relay/inspect/inspect_config.h"
 #include "relay/lifetime.h"
 #include "relay/listener.h"
 #include "relay/pump.h"
@@ -33,13 +34,18 @@ void run_relay(const RelayOptions& opt) {
     ctx.header_timeout = opt.header_timeout;
     ctx.connect_timeout = opt.connect_timeout;
     ctx.require_sni = opt.require_sni;
+    ctx.handshake_timeout = opt.handshake_timeout;
+    ctx.idle_timeout = opt.idle_timeout;
+    // Inspection: the CA, the verified upstream context and every credential's secret, read now;
+    // a secret that cannot be read stops the relay before it listens.
+    if (!opt.inspect_file.empty()) ctx.inspect = load_inspect_file(opt.inspect_file);
 
     // 2. The log, then the socket: bind errors reach the launcher before any detaching.
     init_log(opt.log_file);
     set_log_step(opt.step);
     uint16_t port = 0;
-    Fd listener = opt.listen_fd >= 0 ? adopt_listener(opt.listen_fd, port)
-                                     : listen_on(opt.listen, port);
+    Fd listener =
+        opt.listen_fd >= 0 ? adopt_listener(opt.listen_fd, port) : listen_on(opt.listen, port);
     ctx.relay_port = port;
 
     // 3. Leave the launcher's process tree (no threads exist yet, so forking is safe).
@@ -58,13 +64,21 @@ void run_relay(const RelayOptions& opt) {
         log_event("warn", "start",
                   "--allow-missing-sni: a TLS handshake that names no server is passed to the "
                   "CONNECT host unchecked");
+    if (ctx.inspect)
+        log_event(
+            "info", "start",
+            std::to_string(ctx.inspect->inspect.size()) + " inspected host entries, " +
+                std::to_string(ctx.inspect->credentials.size()) + " credentials, " +
+                std::to_string(ctx.inspect->requests.size()) + " request rule sets" +
+                (ctx.inspect->upstream_ca.empty() ? std::string()
+                                                  : ", upstream CA " + ctx.inspect->upstream_ca));
     for (const auto& r : ctx.allow_ranges)
         log_event("info", "start", "--allow-range " + r.text + ": its addresses may be dialled");
     log_event("info", "start",
               "listening on port " + std::to_string(port) + ", " +
-                  (ctx.upstream ? "upstream " + ctx.upstream->host + ":" +
-                                      std::to_string(ctx.upstream->port)
-                                : std::string("direct")) +
+                  (ctx.upstream
+                       ? "upstream " + ctx.upstream->host + ":" + std::to_string(ctx.upstream->port)
+                       : std::string("direct")) +
                   " mode, " + std::to_string(opt.allow.size()) + " allow entries");
 
     // 5. The pump, then the accept loop; the port is announced once both run.
@@ -81,6 +95,10 @@ void run_relay(const RelayOptions& opt) {
                   " connections and exiting");
     flush_log();
     ::_exit(0);
+}
+
+void make_ca(const std::string& dir) {
+    ensure_ca(dir);
 }
 
 }  // namespace toolcage::relay

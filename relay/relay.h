@@ -22,7 +22,8 @@ struct RelayOptions {
     std::string log_file;  // empty: stderr
     std::string step;      // tags every log line, so the launcher can pick its step's lines
     int max_tunnels = 256;
-    bool require_sni = true;  // --allow-missing-sni turns it off (relay.require_sni: false)
+    bool require_sni = true;   // --allow-missing-sni turns it off (relay.require_sni: false)
+    std::string inspect_file;  // --inspect-file: relay.inspect and its credentials and rules
     std::chrono::milliseconds header_timeout{10'000};
     std::chrono::milliseconds connect_timeout{10'000};
     std::chrono::milliseconds idle_timeout{600'000};
@@ -32,5 +33,8 @@ struct RelayOptions {
 // Runs the relay; returns only on a startup error (throws toolcage::Error). When the watched
 // step ends, the process exits 0 after closing every tunnel.
 [[noreturn]] void run_relay(const RelayOptions& opt);
+
+// --make-ca DIR: makes toolcage's inspection CA in DIR unless it is there. Throws toolcage::Error.
+void make_ca(const std::string& dir);
 
 }  // namespace toolcage::relay

@@ -94,6 +94,20 @@ void log_connect(const ConnectRecord& r) {
     fleet::forward_to_collector({write(j)}, log_file());
 }
 
+void log_request(const RequestRecord& r) {
+    nlohmann::json j;
+    j["time"] = now_iso8601();
+    j["event"] = "request";
+    j["host"] = r.host;
+    j["method"] = r.method;
+    j["path"] = r.path;
+    j["verdict"] = r.verdict;
+    if (r.status) j["status"] = r.status;
+    if (!r.reason.empty()) j["reason"] = r.reason;
+    if (r.credential) j["credential"] = true;
+    write(j);
+}
+
 void log_event(const std::string& level, const std::string& event, const std::string& message) {
     nlohmann::json j;
     j["time"] = now_iso8601();
@@ -103,7 +117,9 @@ void log_event(const std::string& level, const std::string& event, const std::st
     write(j);
 }
 
-void set_log_step(const std::string& id) { step_tag() = id; }
+void set_log_step(const std::string& id) {
+    step_tag() = id;
+}
 
 void flush_log() {
     if (logger()) logger()->flush();

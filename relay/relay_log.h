@@ -8,19 +8,32 @@
 namespace toolcage::relay {
 
 struct ConnectRecord {
-    std::string client;   // peer address
-    std::string host;     // canonical host, or the raw target when it did not parse
+    std::string client;  // peer address
+    std::string host;    // canonical host, or the raw target when it did not parse
     unsigned port = 0;
     std::string verdict;  // "allow" or "deny"
     int status = 0;       // HTTP status we answered
     std::string reason;
-    std::string mode;     // "direct" or "upstream"
-    std::string address;  // the address dialled (direct mode)
+    std::string mode;         // "direct" or "upstream"
+    std::string address;      // the address dialled (direct mode)
     std::string server_name;  // the name the client's TLS handshake gave, when it gave one
     uint64_t bytes_up = 0;    // client -> target
     uint64_t bytes_down = 0;  // target -> client
     uint64_t ms = 0;          // from accept to the end of the tunnel (or the refusal)
 };
+
+// One HTTP request read inside an inspected connection: what was asked, never a header's value.
+struct RequestRecord {
+    std::string host;
+    std::string method;
+    std::string path;         // without the query, which may carry a token
+    std::string verdict;      // "allow" or "deny"
+    int status = 0;           // 0 when forwarded; else the status we answered
+    std::string reason;       // why refused
+    bool credential = false;  // the relay put a credential into it
+};
+
+void log_request(const RequestRecord& r);
 
 // Sets the sink; "" means stderr. Throws toolcage::Error if the file cannot be opened.
 void init_log(const std::string& path);

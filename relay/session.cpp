@@ -4,6 +4,7 @@
 
 #include "relay/address_check.h"
 #include "relay/http_answer.h"
+#include "relay/inspected_tunnel.h"
 #include "relay/request_parser.h"
 
 namespace toolcage::relay {
@@ -100,7 +101,7 @@ void serve_client(Fd& client, ConnectRecord& rec, bool& finished, Clock::time_po
                                    std::to_string(ctx.header_timeout.count()) + " ms");
         if (r.status != IoStatus::ok) {
             rec.reason = r.status == IoStatus::eof ? "client closed before a complete request"
-                                                    : "reading the request failed";
+                                                   : "reading the request failed";
             finished = true;
             client.reset();
             rec.ms = ms_since(accepted);
@@ -154,6 +155,23 @@ void serve_client(Fd& client, ConnectRecord& rec, bool& finished, Clock::time_po
     }
     rec.verdict = "allow";
     rec.status = 200;
+    // 6. An inspected host: this thread ends the step's TLS and reads its requests until the end.
+    if (ctx.inspect && ctx.inspect->inspected(target.host, target.port)) {
+        finished = true;
+        InspectedStart in;
+        in.client = std::move(client);
+        in.server = std::move(dialed.fd);
+        in.early = buf.substr(req.header_bytes);
+        in.record = std::move(rec);
+        in.accepted = accepted;
+        in.target = target;
+        in.require_sni = ctx.require_sni;
+        in.handshake_timeout = ctx.handshake_timeout;
+        in.idle_timeout = ctx.idle_timeout;
+        run_inspected(std::move(in), *ctx.inspect);
+        if (ctx.on_refused) ctx.on_refused();
+        return;
+    }
     TunnelStart start;
     start.client = std::move(client);
     start.target = std::move(dialed.fd);

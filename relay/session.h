@@ -4,14 +4,15 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/address_range.h"
-
 #include "relay/allowlist.h"
 #include "relay/auth.h"
+#include "relay/inspect/inspect_config.h"
 #include "relay/pump.h"
 #include "relay/socket_io.h"
 #include "relay/upstream.h"
@@ -29,6 +30,10 @@ struct SessionContext {
     bool require_sni = true;
     std::chrono::milliseconds header_timeout{10000};
     std::chrono::milliseconds connect_timeout{10000};
+    // relay.inspect and what goes with it (--inspect-file); null: every tunnel is opaque.
+    std::shared_ptr<const InspectContext> inspect;
+    std::chrono::milliseconds handshake_timeout{10000};
+    std::chrono::milliseconds idle_timeout{600000};
     Pump* pump = nullptr;
     // Called when the connection ends without becoming a tunnel (a tunnel's end is the pump's).
     std::function<void()> on_refused;

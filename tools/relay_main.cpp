@@ -1,8 +1,8 @@
 // toolcage-relay: the cage's only way out. A CONNECT-only proxy with a host allowlist.
 // Reads its options, then hands over to relay/relay.cpp, whose run_relay() tells the story.
-#include <CLI/CLI.hpp>
 #include <sys/prctl.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
     app.add_option("--allow", opt.allow,
                    "allowed target: host, host:port or *.suffix[:port] (port 443 by default)")
         ->take_all()
-        ->expected(1, -1)
-        ->required();
+        ->expected(1, -1);
     app.add_option("--upstream", opt.upstream,
                    "send every CONNECT through this HTTP proxy: http://[user:pass@]host:port");
     std::string upstream_file;
@@ -47,9 +46,17 @@ int main(int argc, char** argv) {
     app.add_flag("--allow-missing-sni", allow_missing_sni,
                  "pass a TLS handshake that names no server (no SNI) to a host-name target; by "
                  "default it is refused, as is one naming another host than the CONNECT");
+    app.add_option("--inspect-file", opt.inspect_file,
+                   "JSON file (written by toolcage run) naming the hosts whose TLS the relay ends "
+                   "with toolcage's CA, their credentials and request rules");
+    std::string make_ca_dir;
+    app.add_option("--make-ca", make_ca_dir,
+                   "make toolcage's inspection CA (ca.key 0600, ca.pem) in this directory unless "
+                   "it is there, then exit");
     app.add_option("--watch-fd", opt.watch_fd,
                    "pidfd of the launching step, or a lifeline pipe's read end: exit when it ends");
-    app.add_option("--ready-fd", opt.ready_fd, "write the bound port and a newline here when ready");
+    app.add_option("--ready-fd", opt.ready_fd,
+                   "write the bound port and a newline here when ready");
     app.add_flag("--detach", opt.detach, "double-fork and setsid() away from the launcher");
     app.add_option("--log", opt.log_file, "append JSON lines here instead of stderr");
     app.add_option("--step", opt.step, "tag every log line with this step id (\"step\": ID)");
@@ -59,7 +66,9 @@ int main(int argc, char** argv) {
     long connect_ms = opt.connect_timeout.count();
     long idle_s = opt.idle_timeout.count() / 1000;
     long idle_ms = 0;
-    long handshake_ms = opt.handshake_timeout.count();  // --idle-timeout-ms, as the other timeouts are given; wins over seconds
+    long handshake_ms =
+        opt.handshake_timeout
+            .count();  // --idle-timeout-ms, as the other timeouts are given; wins over seconds
     app.add_option("--header-timeout-ms", header_ms, "time allowed for the request header (408)")
         ->check(CLI::Range(1L, 3'600'000L));
     app.add_option("--connect-timeout-ms", connect_ms, "time allowed to open the tunnel (504)")
@@ -67,8 +76,9 @@ int main(int argc, char** argv) {
     app.add_option("--handshake-timeout-ms", handshake_ms,
                    "time allowed for a tunnel's TLS ClientHello, from its first byte")
         ->check(CLI::Range(1L, 3'600'000L));
-    auto* idle_seconds = app.add_option("--idle-timeout", idle_s, "seconds a tunnel may stay silent both ways")
-                             ->check(CLI::Range(1L, 604'800L));
+    auto* idle_seconds =
+        app.add_option("--idle-timeout", idle_s, "seconds a tunnel may stay silent both ways")
+            ->check(CLI::Range(1L, 604'800L));
     app.add_option("--idle-timeout-ms", idle_ms, "milliseconds a tunnel may stay silent both ways")
         ->check(CLI::Range(1L, 604'800'000L))
         ->excludes(idle_seconds);
@@ -76,6 +86,15 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
+    }
+    if (!make_ca_dir.empty()) {
+        try {
+            toolcage::relay::make_ca(make_ca_dir);
+            return 0;
+        } catch (const toolcage::Error& e) {
+            std::fprintf(stderr, "toolcage-relay: %s\n", e.what());
+            return 2;
+        }
     }
     if (!upstream_file.empty()) {
         std::ifstream in(upstream_file);
@@ -91,7 +110,8 @@ int main(int argc, char** argv) {
     opt.connect_timeout = std::chrono::milliseconds(connect_ms);
     opt.handshake_timeout = std::chrono::milliseconds(handshake_ms);
     opt.require_sni = !allow_missing_sni;
-    opt.idle_timeout = idle_ms > 0 ? std::chrono::milliseconds(idle_ms) : std::chrono::seconds(idle_s);
+    opt.idle_timeout =
+        idle_ms > 0 ? std::chrono::milliseconds(idle_ms) : std::chrono::seconds(idle_s);
     try {
         toolcage::relay::run_relay(opt);
     } catch (const toolcage::Error& e) {

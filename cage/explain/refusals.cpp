@@ -265,7 +265,8 @@ std::vector<std::string> with_npm_paths(const std::vector<std::string>& lines) {
             if (!l.starts_with(npm)) continue;
             std::string_view rest = std::string_view(l).substr(npm.size());
             if (rest.starts_with("syscall ")) syscall = rest.substr(8);
-            if (rest.starts_with("code EACCES") || rest.starts_with("errno EACCES") || rest == "errno -13")
+            if (rest.starts_with("code EACCES") || rest.starts_with("errno EACCES") ||
+                rest == "errno -13")
                 eacces = true;
             if (rest.starts_with("path /") && eacces) {
                 out.push_back("npm: " + (syscall.empty() ? std::string("open") : syscall) + " '" +
@@ -287,7 +288,9 @@ bool reports_missing(const std::string& lower_line) {
 
 }  // namespace
 
-bool is_unplaced(const CageRefusal& r) { return r.target == kUnplacedTarget; }
+bool is_unplaced(const CageRefusal& r) {
+    return r.target == kUnplacedTarget;
+}
 
 std::string refusal_line(const CageRefusal& r) {
     std::string what =
@@ -380,6 +383,27 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
         unsigned port = j.value("port", 0U);
         int status = j.value("status", 0);
         std::string reason = j.value("reason", "");
+        // A request refused inside an inspected connection (relay/inspected_tunnel.h).
+        if (j.value("event", "") == "request") {
+            CageRefusal r{
+                "request",        j.value("method", "") + " " + host + j.value("path", ""),
+                "the relay",      reason,
+                "relay.requests", ""};
+            if (reason.find("relay.requests") != std::string::npos) {
+                r.fix =
+                    "a request rule of the policy refuses it; change that rule to let it through";
+            } else if (reason.find("placeholder") != std::string::npos) {
+                r.field = "relay.credentials";
+                r.fix =
+                    "a credential's placeholder goes only to the host it is bound to; not "
+                    "suggested";
+            } else {
+                r.field.clear();
+                r.fix = "the request was not one the relay passes on an inspected host";
+            }
+            out.push_back(std::move(r));
+            continue;
+        }
         if (status == 400 && reason.find("client closed") != std::string::npos) continue;
         CageRefusal r{"connect",     host + (port ? ":" + std::to_string(port) : ""),
                       "the relay",   reason,
@@ -396,8 +420,9 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
         // An allowed host that does not resolve was not refused: the name has no address.
         if (reason.starts_with("cannot resolve ")) {
             r.field.clear();
-            r.fix = "not a refusal: the relay dialled it, but the name does not resolve here (a typo, "
-                    "or this network's resolver does not know it)";
+            r.fix =
+                "not a refusal: the relay dialled it, but the name does not resolve here (a typo, "
+                "or this network's resolver does not know it)";
             out.push_back(std::move(r));
             continue;
         }
@@ -417,12 +442,14 @@ std::vector<CageRefusal> relay_refusals(const std::string& log_path, std::uintma
             // (relay/handshake/first_bytes.h).
             if (reason.find("names no server") != std::string::npos) {
                 r.field = "relay.require_sni";
-                r.fix = "the client sent no server name (SNI); where a client of yours must reach "
-                        "the host without one, set relay.require_sni to false";
+                r.fix =
+                    "the client sent no server name (SNI); where a client of yours must reach "
+                    "the host without one, set relay.require_sni to false";
             } else {
                 r.field.clear();
-                r.fix = "not suggested: a handshake must name the host its CONNECT named, and "
-                        "read as TLS (a step that names another host is fronting)";
+                r.fix =
+                    "not suggested: a handshake must name the host its CONNECT named, and "
+                    "read as TLS (a step that names another host is fronting)";
             }
         } else if (reason.find("not on the allowlist") != std::string::npos && !host.empty()) {
             r.fix = "to allow it, add \"" + host +
@@ -494,7 +521,8 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
         // read-only mount, which refuses a write before Landlock does.
         bool eacces = l.find("permission denied") != std::string::npos ||
                       l.find("eacces") != std::string::npos ||
-                      l.find("read-only file system") != std::string::npos || l.find("erofs") != std::string::npos;
+                      l.find("read-only file system") != std::string::npos ||
+                      l.find("erofs") != std::string::npos;
         bool eperm = l.find("operation not permitted") != std::string::npos ||
                      l.find("eperm") != std::string::npos;
         if (!eacces && !eperm && reports_missing(l)) {
@@ -502,10 +530,11 @@ std::vector<CageRefusal> stderr_refusals(const std::vector<std::string>& lines,
             if (p.empty() || p[0] != '/') continue;
             p = normalize(p);
             if (exists(p) && !(granted_rights(plan, p) & kReadRights)) {
-                CageRefusal r = path_refusal("read", p, "the step's stderr",
-                                             "the step was told it does not exist: the cage hides what it may "
-                                             "not read",
-                                             paths);
+                CageRefusal r =
+                    path_refusal("read", p, "the step's stderr",
+                                 "the step was told it does not exist: the cage hides what it may "
+                                 "not read",
+                                 paths);
                 out.push_back(std::move(r));
             }
             continue;
@@ -599,31 +628,40 @@ std::vector<CageRefusal> network_refusals(const std::vector<std::string>& lines,
         bool no_route = l.find("network is unreachable") != std::string::npos ||
                         l.find("enetunreach") != std::string::npos;
         if (!no_name && !no_route) continue;
-        CageRefusal r{"connect", "the network", "the step's stderr", std::string(trim(line)).substr(0, 200),
-                      relay ? "relay.allow" : "relay.enabled", ""};
+        CageRefusal r{"connect",
+                      "the network",
+                      "the step's stderr",
+                      std::string(trim(line)).substr(0, 200),
+                      relay ? "relay.allow" : "relay.enabled",
+                      ""};
         if (relay)
-            r.fix = "the step has no DNS and no route out: a program reaches hosts only through the "
-                    "relay (the https_proxy the step is given); this one did not use it, or asked for a "
-                    "host it resolves itself";
+            r.fix =
+                "the step has no DNS and no route out: a program reaches hosts only through the "
+                "relay (the https_proxy the step is given); this one did not use it, or asked for "
+                "a "
+                "host it resolves itself";
         else
-            r.fix = "the policy \"" + policy_name +
-                    "\" gives the step no network (relay.enabled is false: no DNS, no TCP out); run it "
-                    "under a policy with a relay (forge reaches package registries through one: "
-                    "`toolcage run --policy forge -- ...`), or set relay.enabled and list the host in "
-                    "relay.allow";
+            r.fix =
+                "the policy \"" + policy_name +
+                "\" gives the step no network (relay.enabled is false: no DNS, no TCP out); run it "
+                "under a policy with a relay (forge reaches package registries through one: "
+                "`toolcage run --policy forge -- ...`), or set relay.enabled and list the host in "
+                "relay.allow";
         return {r};
     }
     return {};
 }
 
-std::string path_note(const std::vector<std::string>& argv, const std::vector<std::string>& left_out) {
+std::string path_note(const std::vector<std::string>& argv,
+                      const std::vector<std::string>& left_out) {
     if (left_out.empty()) return {};
     // The words a program name can be: argv[0] and the words of any argument (a script).
     std::vector<std::string> words;
     for (const auto& a : argv) {
         std::string w;
         for (char c : a + " ") {
-            if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-') {
+            if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' ||
+                c == '-') {
                 w.push_back(c);
             } else if (!w.empty()) {
                 if (words.size() < 1000 && std::find(words.begin(), words.end(), w) == words.end())
@@ -631,7 +669,8 @@ std::string path_note(const std::vector<std::string>& argv, const std::vector<st
                 w.clear();
             }
         }
-        if (!a.empty() && a[0] == '/' && a.find('/') != std::string::npos) words.push_back(a.substr(a.rfind('/') + 1));
+        if (!a.empty() && a[0] == '/' && a.find('/') != std::string::npos)
+            words.push_back(a.substr(a.rfind('/') + 1));
     }
     std::string found;
     for (const auto& dir : left_out) {
@@ -646,10 +685,12 @@ std::string path_note(const std::vector<std::string>& argv, const std::vector<st
         if (!names.empty()) found += (found.empty() ? "" : "; ") + names + " in " + dir;
     }
     if (found.empty()) return {};
-    return "toolcage run: note: the step's PATH leaves out directories the cage may not execute from (not "
+    return "toolcage run: note: the step's PATH leaves out directories the cage may not execute "
+           "from (not "
            "under cage.execute): " +
            found +
-           "; the step ran a program of that name from elsewhere on its PATH, or found none. To use them, add "
+           "; the step ran a program of that name from elsewhere on its PATH, or found none. To "
+           "use them, add "
            "the directory to cage.execute (and cage.read)";
 }
 
@@ -657,11 +698,16 @@ std::vector<CageRefusal> unread_cargo_config_refusals(const std::vector<std::str
                                                       const std::vector<std::string>& files) {
     std::vector<CageRefusal> out;
     for (const auto& f : files)
-        if (std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(f) != std::string::npos; }))
-            out.push_back({"read", f, "the step's stderr", "cargo stops at a configuration file it cannot read", "",
-                           "not suggested: it holds settings a step may not see (a token, [env], a proxy or a "
-                           "credential provider), and this kernel gives the step no mount namespace to read a "
-                           "filtered copy in its place; move the token to credentials.toml beside it (cargo's own "
+        if (std::any_of(lines.begin(), lines.end(),
+                        [&](const std::string& l) { return l.find(f) != std::string::npos; }))
+            out.push_back({"read", f, "the step's stderr",
+                           "cargo stops at a configuration file it cannot read", "",
+                           "not suggested: it holds settings a step may not see (a token, [env], a "
+                           "proxy or a "
+                           "credential provider), and this kernel gives the step no mount "
+                           "namespace to read a "
+                           "filtered copy in its place; move the token to credentials.toml beside "
+                           "it (cargo's own "
                            "place for it) and the rest out of it"});
     return out;
 }

@@ -10,4 +10,5 @@ mkdir -p "$out"
 case $target in
     fuzz_relay_request) cp "$here"/corpus/* "$out"/ ;;
     fuzz_relay_client_hello) cp "$here"/client_hello_seeds/* "$out"/ ;;
+    fuzz_relay_inspected_request) cp "$here"/inspected_seeds/* "$out"/ ;;
 esac

@@ -68,8 +68,8 @@ std::string policy_body(const Policy& p) {
         o << "    p.rules.push_back(ExtraRule{" << lit(r.id) << ", " << lit(r.program) << ", "
           << strings(r.words) << ", " << strings(r.args) << ", {";
         for (PathClass c : r.paths) o << enum_value("PathClass", c) << ", ";
-        o << "}, " << enum_value("Decision", r.decision) << ", " << lit(r.reason) << ", " << strings(r.match)
-          << ", " << strings(r.not_match) << "});\n";
+        o << "}, " << enum_value("Decision", r.decision) << ", " << lit(r.reason) << ", "
+          << strings(r.match) << ", " << strings(r.not_match) << "});\n";
     }
     o << "    p.on_cage = " << enum_value("Decision", p.on_cage) << ";\n";
     o << "    p.hermes_approve = " << (p.hermes_approve ? "true" : "false") << ";\n";
@@ -87,7 +87,8 @@ std::string policy_body(const Policy& p) {
     o << "    p.cage.protected_paths = " << strings(c.protected_paths) << ";\n";
     o << "    p.cage.protect = " << lit(c.protect) << ";\n";
     o << "    p.cage.limits = CageLimits{" << c.limits.nproc << ", " << c.limits.nofile << ", "
-      << c.limits.fsize_mb << ", " << c.limits.cpu_seconds << ", " << c.limits.as_mb << ", " << c.limits.memory_mb << "};\n";
+      << c.limits.fsize_mb << ", " << c.limits.cpu_seconds << ", " << c.limits.as_mb << ", "
+      << c.limits.memory_mb << "};\n";
     const RelayPolicy& r = p.relay;
     o << "    p.relay.enabled = " << (r.enabled ? "true" : "false") << ";\n";
     o << "    p.relay.allow = " << strings(r.allow) << ";\n";
@@ -96,6 +97,14 @@ std::string policy_body(const Policy& p) {
     o << "    p.relay.require_sni = " << (r.require_sni ? "true" : "false") << ";\n";
     o << "    p.relay.upstream = " << lit(r.upstream) << ";\n";
     o << "    p.relay.max_tunnels = " << r.max_tunnels << ";\n";
+    // A shipped profile inspects nothing (its credentials are the user's to bind): say so
+    // rather than compile a policy that lost what its file says.
+    if (!r.inspect.empty() || !r.upstream_ca.empty() || !r.credentials.empty() ||
+        !r.requests.empty())
+        throw Error(
+            p.file +
+            ": relay.inspect, upstream_ca, credentials and requests are not compiled into a "
+            "shipped profile; put them in a user's policy that extends it");
     o << "    p.hermes.other_tools = " << enum_value("Decision", p.hermes.other_tools) << ";\n";
     o << "    p.hermes.allow_tools = " << strings(p.hermes.allow_tools) << ";\n";
     for (const auto& [key, d] : p.hermes.channels)
