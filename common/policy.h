@@ -73,6 +73,9 @@ struct CagePolicy {
     // How: "check" restores them after the step; "landlock" also refuses in-place writes during
     // it, at the price of new files in the workspace root and git's lock files (see README).
     std::string protect = "check";
+    // "auto": the step writes into a layer over the workspace where the kernel allows it, landed
+    // when the step ends (cage/integrity/step_layer.h); "off": the snapshot and restore.
+    std::string layer = "auto";
     CageLimits limits;
     bool operator==(const CagePolicy&) const = default;
 };
