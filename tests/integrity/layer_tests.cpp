@@ -2,7 +2,7 @@
 // workspace does not change; when it ends its changeset lands (added, changed, removed, mode
 // changes, a replaced directory, symlinks as links, never followed); a step whose supervisor is
 // killed is landed by the next toolcage call; `toolcage doctor` says which mechanism is in effect,
-// and cage.layer "off" gives the snapshot and restore.
+// and cage.layer "off" (the default) gives the snapshot and restore.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -132,7 +132,7 @@ TEST_CASE("a caged step writes into a layer: the workspace changes only when the
             ForgetChanges forget{w};
             w.put("keep.txt", "before\n");
             w.own();
-            Background step(w, w.policy(),
+            Background step(w, w.layer_policy(),
                             "echo new > new.txt && echo after > keep.txt && cat keep.txt && "
                             "echo STARTED && sleep 1");
             REQUIRE(step.wait_for("STARTED"));
@@ -174,7 +174,7 @@ TEST_CASE(
                 "ln -s ../outside escape && rm file-to-dir && mkdir file-to-dir && echo in > "
                 "file-to-dir/in && "
                 "chmod 0700 newdir",
-                w.policy());
+                w.layer_policy());
             INFO(r.out);
             CHECK(r.status == 0);
             CHECK_FALSE(present(w.ws / "gone.txt"));
@@ -217,7 +217,7 @@ TEST_CASE("a layered step holds the hold class and lands git's own work", "[laye
                 "git -c user.name=t -c user.email=t@example.org commit -q -m layered && mkdir -p "
                 "node_modules/.bin && echo y > "
                 "node_modules/.bin/y",
-                w.policy());
+                w.layer_policy());
             INFO(r.out);
             CHECK(r.status == 0);
             CHECK(r.out.find("held: .npmrc created") != std::string::npos);
@@ -241,7 +241,7 @@ TEST_CASE("a layered step holds the hold class and lands git's own work", "[laye
 TEST_CASE("a step that changes nothing in its layer leaves nothing behind", "[layer][cage]") {
     Workspace w(As::root);
     ForgetChanges forget{w};
-    Result r = w.caged("cat README >/dev/null", w.policy());
+    Result r = w.caged("cat README >/dev/null", w.layer_policy());
     INFO(r.out);
     CHECK(r.status == 0);
     std::error_code ec;
@@ -254,7 +254,7 @@ TEST_CASE("a layered step whose supervisor is killed is landed by the next toolc
         DYNAMIC_SECTION("as " << name_of(who)) {
             Workspace w(who);
             ForgetChanges forget{w};
-            const std::string policy = w.policy();
+            const std::string policy = w.layer_policy();
             {
                 Background step(
                     w, policy,
@@ -289,7 +289,7 @@ TEST_CASE(
         DYNAMIC_SECTION("as " << name_of(who)) {
             Workspace w(who);
             ForgetChanges forget{w};
-            Result on = run(as_user(who, {bin(), "doctor", "--policy", w.policy()}), w.env(),
+            Result on = run(as_user(who, {bin(), "doctor", "--policy", w.layer_policy()}), w.env(),
                             w.ws.string());
             INFO(on.out);
             CHECK(on.out.find("held changes: a layer: each step writes into an overlay") !=
@@ -325,7 +325,7 @@ TEST_CASE(
                                    "printf '" +
                                    w.evil_script("hook") +
                                    "' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
-                               w.policy());
+                               w.layer_policy());
             INFO(r.out);
             CHECK(r.status == 3);
             CHECK(r.out.find("toolcage run: tamper: .git/config changed; restored") !=
@@ -366,7 +366,7 @@ TEST_CASE(
                 "printf '" + w.evil_script("newgit") +
                     "' > evil.sh && chmod +x evil.sh && mv .git .git-old && git init -q . && "
                     "git config core.fsmonitor \"$PWD/evil.sh\"",
-                w.policy());
+                w.layer_policy());
             INFO(r.out);
             CHECK(r.status == 3);
             CHECK(r.out.find("toolcage run: tamper: .git replaced by another directory; held: the "

@@ -159,6 +159,16 @@ std::string Workspace::snapshot_policy() const {
     return file;
 }
 
+std::string Workspace::layer_policy() const {
+    const std::string file = policy();
+    std::ifstream f(file);
+    nlohmann::json p = nlohmann::json::parse(f);
+    p["cage"]["layer"] = "auto";
+    std::ofstream(file) << p.dump(2);
+    ::chmod(file.c_str(), 0644);
+    return file;
+}
+
 void Workspace::own() const {
     if (who == As::root) return;
     ::lchown(ws.c_str(), 65534, 65534);

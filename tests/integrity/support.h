@@ -66,6 +66,8 @@ struct Workspace {
     // policy() with cage.layer "off": the step writes in place and the snapshot and restore judge
     // it, for the tests of that mechanism (layer_tests.cpp has the layer's).
     std::string snapshot_policy() const;
+    // policy() with cage.layer "auto": the step writes into a layer where the kernel allows it.
+    std::string layer_policy() const;
     // That policy named `name`, with `patch` merged into it as `extends` merges (objects merge,
     // lists add), written to base.
     std::string policy_with(const std::string& name, const nlohmann::json& patch) const;
