@@ -8,17 +8,18 @@
 #include <system_error>
 
 #include "cage/containment/interpreter.h"
-#include "cage/explain/landlock_audit.h"
 #include "cage/containment/landlock_uapi.h"
 #include "cage/containment/netns.h"
 #include "cage/containment/seccomp_rules.h"
+#include "cage/containment/step_init.h"
+#include "cage/explain/landlock_audit.h"
 #include "cage/integrity/change_store.h"
 #include "cage/integrity/recover.h"
-#include "cage/containment/step_init.h"
+#include "cage/integrity/step_layer.h"
 #include "cage/step/workspace.h"
-#include "common/workspace_choice.h"
 #include "common/decision_log.h"
 #include "common/user_home.h"
+#include "common/workspace_choice.h"
 
 namespace fs = std::filesystem;
 
@@ -78,7 +79,7 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     paths.workdir = workdir;
     paths.workspace = r.workspace.ok() ? r.workspace.dir : workdir;
     paths.tmp = "/tmp/toolcage-STEP";  // made fresh by each run
-    paths.home = user_home();  // as `run` has it: the user database's
+    paths.home = user_home();          // as `run` has it: the user database's
     ExpandedCage cage = expand_cage_policy(policy.cage, paths);
 
     int abi = std::min(r.kernel.landlock_abi, landlock::kKnownAbi);
@@ -131,42 +132,69 @@ DoctorReport diagnose(const Policy& policy, const std::string& workdir, int max_
     } else {
         r.read_only_mounts_why = r.step_network_why = "no mount namespace for steps";
     }
+    // The layer: the policy's choice, what run checks before a step, then a real mount.
+    if (policy.cage.layer == "off") {
+        r.layer_why = "cage.layer is \"off\" in the policy";
+    } else if (landlock_protection_requested(policy.cage)) {
+        r.layer_why = "cage.protect is \"landlock\": its rules are on the workspace's own files";
+    } else if (!r.pid_namespace) {
+        r.layer_why = "no mount namespace for steps";
+    } else {
+        // Where the upper directories go; before toolcage's state is made, its parent's file
+        // system is what it will be on.
+        std::string root = changes_root(false);
+        if (root.empty()) {
+            std::error_code ec;
+            fs::path p = fs::path(primary_state_dir()).parent_path();
+            while (p.has_parent_path() && p != p.root_path() && !fs::is_directory(p, ec))
+                p = p.parent_path();
+            root = p.string();
+        }
+        r.layer_why = layer_refusal(paths.workspace, root);
+        if (r.layer_why.empty()) r.layer = can_make_step_layer(root, &r.layer_why);
+    }
     if (!r.read_only_mounts)
         r.warnings.push_back("mounts are not read-only in steps (" + r.read_only_mounts_why +
                              "): a step can change the mode, times and extended attributes of any "
                              "file the user owns (chmod 644 ~/.ssh/id_ed25519), not only in its "
                              "write grants; Landlock governs opens only");
     if (!r.step_network)
-        r.warnings.push_back("no network namespace for steps without a relay (" + r.step_network_why +
+        r.warnings.push_back("no network namespace for steps without a relay (" +
+                             r.step_network_why +
                              "): they see the host's /proc/net (its sockets and connections)");
     if (!r.pid_namespace)
-        r.warnings.push_back("no PID namespace for steps (" + r.pid_namespace_why +
-                             "): other processes' /proc/PID entries (command lines, environments of "
-                             "the same user) are readable from a step, /dev/shm and /dev/pts are not "
-                             "granted, and a step's daemon outlives a killed supervisor until the next "
-                             "run or hook for the workspace kills it");
+        r.warnings.push_back(
+            "no PID namespace for steps (" + r.pid_namespace_why +
+            "): other processes' /proc/PID entries (command lines, environments of "
+            "the same user) are readable from a step, /dev/shm and /dev/pts are not "
+            "granted, and a step's daemon outlives a killed supervisor until the next "
+            "run or hook for the workspace kills it");
     r.audit_mode = policy.mode == "audit";
     r.state_dir = state_dir(false);
     for (const auto& d : state_dir_candidates())
-        if (struct stat st {}; ::lstat(d.c_str(), &st) == 0)
+        if (struct stat st{}; ::lstat(d.c_str(), &st) == 0)
             if (std::string p = private_dir_problem(d); !p.empty())
-                r.warnings.push_back("toolcage's state directory " + p + ": it is not used (journals and the "
-                                     "decision log go elsewhere); make it the user's, mode 0700, or remove it");
+                r.warnings.push_back(
+                    "toolcage's state directory " + p +
+                    ": it is not used (journals and the "
+                    "decision log go elsewhere); make it the user's, mode 0700, or remove it");
     if (std::string why = refused_log_variable(); !why.empty()) r.warnings.push_back(why);
     // A state directory named for a test suite and refused: this doctor was meant for another
     // state than the user's, so it leaves the user's journals as they are.
     if (std::string why = refused_state_variable(); !why.empty()) {
         r.warnings.push_back(why);
-        r.housekeeping.push_back("skipped: $TOOLCAGE_STATE_DIR is set but ignored, and the journals of the state in "
-                                 "use are not this run's to tidy");
+        r.housekeeping.push_back(
+            "skipped: $TOOLCAGE_STATE_DIR is set but ignored, and the journals of the state in "
+            "use are not this run's to tidy");
     } else {
         r.housekeeping = journal_housekeeping();
         for (auto& line : changes_housekeeping()) r.housekeeping.push_back(std::move(line));
     }
     if (r.kernel.landlock_abi >= 7) {
         AuditAvailability a = landlock_audit_availability();
-        r.refusal_source = a.readable ? "the kernel's Landlock audit records"
-                                      : "the step's stderr (Landlock's audit records: " + a.why + ")";
+        r.refusal_source = a.readable
+                               ? "the kernel's Landlock audit records"
+                               : "the step's stderr (Landlock's audit records: " + a.why + ")";
     } else {
         r.refusal_source = "the step's stderr (Landlock audit records need ABI 7, Linux 6.15+)";
     }
@@ -201,9 +229,17 @@ std::string network_text(const DoctorReport& r) {
 // How a step's changes to what configures tools are held (cage/integrity/held_changes.h): on the
 // snapshot mechanism everywhere for now; an overlay layer in the step's user and mount namespaces
 // is not built.
-constexpr const char* kHeldChangesMechanism =
-    "snapshot and restore (no overlay layer): before each step the workspace's hold class is kept, "
-    "after it what the step changed there is put back and kept aside for toolcage land";
+std::string held_changes_text(const DoctorReport& r) {
+    if (r.layer)
+        return "a layer: each step writes into an overlay over the workspace, in toolcage's state; "
+               "when it ends "
+               "its changes land, those of the hold class and the protected paths held for "
+               "toolcage land";
+    return "snapshot and restore (no layer: " + r.layer_why +
+           "): before each step the workspace's hold class is kept, after it what the step changed "
+           "there is put "
+           "back and kept aside for toolcage land";
+}
 
 nlohmann::json to_json(const DoctorReport& r) {
     using nlohmann::json;
@@ -238,7 +274,9 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"would_run", r.would_run},
         {"refusal", r.refusal},
         {"workspace",
-         {{"ok", r.workspace.ok()}, {"dir", r.workspace.dir}, {"reason", r.workspace.reason},
+         {{"ok", r.workspace.ok()},
+          {"dir", r.workspace.dir},
+          {"reason", r.workspace.reason},
           {"root", r.workspace.root}}},
         {"landlock",
          {{"abi", r.landlock.abi},
@@ -261,7 +299,9 @@ nlohmann::json to_json(const DoctorReport& r) {
         {"refusal_source", r.refusal_source},
         {"state_dir", r.state_dir},
         {"housekeeping", r.housekeeping},
-        {"held_changes", kHeldChangesMechanism},
+        {"held_changes", held_changes_text(r)},
+        {"layer", r.layer},
+        {"layer_why", r.layer_why},
     };
 }
 
@@ -311,27 +351,32 @@ std::string to_text(const DoctorReport& r) {
       << " rules (sockets, io_uring, ptrace, mounts, namespaces, bpf, ...); x32 and ia32 killed\n";
     o << "  network (" << r.network_mode << "): " << network_text(r) << '\n';
     o << "  processes: "
-      << (r.pid_namespace ? "a PID namespace per step: /proc shows the step's processes only; a private "
-                            "/dev/shm and /dev/pts; every process ends with the supervisor"
-                          : "no PID namespace (" + r.pid_namespace_why + "): other processes' /proc entries are visible")
+      << (r.pid_namespace
+              ? "a PID namespace per step: /proc shows the step's processes only; a private "
+                "/dev/shm and /dev/pts; every process ends with the supervisor"
+              : "no PID namespace (" + r.pid_namespace_why +
+                    "): other processes' /proc entries are visible")
       << '\n';
     o << "  file attributes: "
-      << (r.read_only_mounts ? "every mount read-only in a step but its write grants: no chmod, chown, "
-                               "touch or xattr change outside them"
-                             : "mounts stay writable (" + r.read_only_mounts_why +
-                                   "): chmod, touch and xattrs reach any file the user owns")
+      << (r.read_only_mounts
+              ? "every mount read-only in a step but its write grants: no chmod, chown, "
+                "touch or xattr change outside them"
+              : "mounts stay writable (" + r.read_only_mounts_why +
+                    "): chmod, touch and xattrs reach any file the user owns")
       << '\n';
     o << "  host network view: "
-      << (r.step_network ? "a step without a relay has a network namespace of its own (no host /proc/net)"
-                         : "steps without a relay see the host's /proc/net (" + r.step_network_why + ")")
+      << (r.step_network
+              ? "a step without a relay has a network namespace of its own (no host /proc/net)"
+              : "steps without a relay see the host's /proc/net (" + r.step_network_why + ")")
       << '\n';
     if (!r.network_note.empty()) o << "    note: " << r.network_note << '\n';
     for (const auto& w : r.warnings) o << "  warning: " << w << '\n';
     o << "  state: " << (r.state_dir.empty() ? std::string("none yet") : r.state_dir)
-      << (test_state_dir().empty() ? " (journal, decision log; from the user database)\n"
-                                   : " (journal, decision log; a test suite's, from $TOOLCAGE_STATE_DIR)\n");
+      << (test_state_dir().empty()
+              ? " (journal, decision log; from the user database)\n"
+              : " (journal, decision log; a test suite's, from $TOOLCAGE_STATE_DIR)\n");
     for (const auto& h : r.housekeeping) o << "    housekeeping: " << h << '\n';
-    o << "  held changes: " << kHeldChangesMechanism << '\n';
+    o << "  held changes: " << held_changes_text(r) << '\n';
     o << (r.would_run ? "\n`toolcage run` would run with this policy.\n"
                       : "\n`toolcage run` would refuse: " + r.refusal + "\n");
     if (r.audit_mode) o << kAuditWarning;

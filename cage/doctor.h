@@ -39,6 +39,10 @@ struct DoctorReport {
     // A network namespace of the step's own for a step without a relay (no host /proc/net).
     bool step_network = false;
     std::string step_network_why;
+    // The step writes into a layer over the workspace (cage/integrity/step_layer.h), or the
+    // snapshot and restore is in effect, and why.
+    bool layer = false;
+    std::string layer_why;
     std::vector<std::string> warnings;
     bool audit_mode = false;  // the policy's "mode" is "audit": the hook refuses nothing
     // Where `run` learns what Landlock refused: the kernel's audit records, or the step's stderr.

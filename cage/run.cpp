@@ -9,12 +9,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -22,33 +22,34 @@
 #include <utility>
 
 #include "cage/containment/capabilities.h"
-#include "cage/settings/cargo_config.h"
-#include "cage/settings/environment.h"
-#include "cage/settings/git_home_config.h"
 #include "cage/containment/landlock.h"
 #include "cage/containment/landlock_uapi.h"
 #include "cage/containment/launcher.h"
 #include "cage/containment/limits.h"
 #include "cage/containment/netns.h"
-#include "cage/integrity/never_writable.h"
 #include "cage/containment/probe.h"
-#include "cage/explain/refusals.h"
-#include "cage/explain/stderr_watch.h"
-#include "cage/explain/landlock_audit.h"
-#include "cage/integrity/protected_paths.h"
 #include "cage/containment/read_only.h"
 #include "cage/containment/reaper.h"
+#include "cage/containment/seccomp.h"
+#include "cage/explain/landlock_audit.h"
+#include "cage/explain/refusals.h"
+#include "cage/explain/stderr_watch.h"
 #include "cage/integrity/change_store.h"
 #include "cage/integrity/held_changes.h"
+#include "cage/integrity/never_writable.h"
+#include "cage/integrity/protected_paths.h"
 #include "cage/integrity/recover.h"
-#include "cage/containment/seccomp.h"
 #include "cage/integrity/step_journal.h"
-#include "cage/settings/step_shell.h"
+#include "cage/integrity/step_layer.h"
+#include "cage/integrity/workspace_guard.h"
+#include "cage/settings/cargo_config.h"
+#include "cage/settings/environment.h"
+#include "cage/settings/git_home_config.h"
 #include "cage/settings/step_settings.h"
+#include "cage/settings/step_shell.h"
 #include "cage/settings/step_tmpdir.h"
 #include "cage/step/new_project.h"
 #include "cage/step/workspace.h"
-#include "cage/integrity/workspace_guard.h"
 #include "common/decision_log.h"
 #include "common/error.h"
 #include "common/path_resolver.h"
@@ -88,7 +89,8 @@ struct RelayGuard {
 struct Step {
     Policy policy;
     StepPaths paths;
-    bool no_workspace = false;  // the read-only cage where no workspace may be: workspace is workdir
+    bool no_workspace =
+        false;       // the read-only cage where no workspace may be: workspace is workdir
     StepTmpdir tmp;  // made before the policy's {tmp} is expanded, emptied when the step ends
     ExpandedCage cage;
     int kernel_abi = 0;
@@ -113,10 +115,17 @@ struct Step {
     // The hold class as it was before the step, to hold what the step changes there
     // (cage/integrity/held_changes.h).
     std::optional<HoldPass> hold;
-    std::string id;  // the step's id (common/step_id.h): its log line, its held changes
+    std::string id;        // the step's id (common/step_id.h): its log line, its held changes
     std::string held_dir;  // the step's directory of held changes (cage/integrity/change_store.h)
     int held_lock = -1;    // locked while we live: a step whose lock is free was cut short
-    StepJournal journal;  // the snapshot on disk while the step runs (cage/step_journal.h)
+    StepJournal journal;   // the snapshot on disk while the step runs (cage/step_journal.h)
+    // The step writes into a layer over the workspace, landed when it ends
+    // (cage/integrity/step_layer.h); unset: the snapshot of the hold class and the after-step
+    // restore, with `layer_why` saying why.
+    std::optional<LayerDirs> layer;
+    int layer_lock = -1;  // locked while we live: a layer whose lock is free was cut short
+    std::string layer_why;
+    std::vector<std::pair<std::string, std::uint64_t>> layer_rules;  // added by the step's init
     // What the step showed of the cage's refusals: its stderr lines and the kernel's records.
     std::vector<std::string> stderr_lines;
     std::vector<std::string> audit_records;
@@ -125,8 +134,12 @@ struct Step {
     std::vector<std::string> path_left_out;  // PATH entries the step does not get (not executable)
     ~Step() {
         if (held_lock >= 0) ::close(held_lock);  // a step cut short: the next call settles it
+        if (layer_lock >= 0) ::close(layer_lock);
     }
 };
+
+const std::string& step_id_of(const RunOptions& opt, Step& step);
+int land_step_layer(const RunOptions& opt, Step& step, int step_status);
 
 void say(const std::string& line) {
     std::fprintf(stderr, "toolcage run: %s\n", line.c_str());
@@ -160,8 +173,10 @@ std::string real_directory(const std::string& given, std::string& why) {
 // (common/workspace_choice.h: the one decision the hook, check and doctor make too). The
 // read-only cage writes nothing and needs none: without one, it reads the working directory
 // ("" returned).
-std::string choose_workspace(const RunOptions& opt, const Policy& policy, const std::string& workdir) {
-    const workspace::Guarded guarded = workspace::with_roots(workspace::guarded_from_process(), policy.workspace.roots);
+std::string choose_workspace(const RunOptions& opt, const Policy& policy,
+                             const std::string& workdir) {
+    const workspace::Guarded guarded =
+        workspace::with_roots(workspace::guarded_from_process(), policy.workspace.roots);
     if (!opt.workspace.empty()) {
         std::string why;
         std::string real = real_directory(opt.workspace, why);
@@ -183,7 +198,8 @@ std::string choose_workspace(const RunOptions& opt, const Policy& policy, const 
 void plan_cargo_configs(Step& step) {
     // The user's ~/.cargo only: $CARGO_HOME comes from the agent's shell, which may point it into
     // the workspace.
-    auto files = unreadable_cargo_configs(step.cage, step.paths.workdir, cargo_homes_of("", step.paths.home));
+    auto files = unreadable_cargo_configs(step.cage, step.paths.workdir,
+                                          cargo_homes_of("", step.paths.home));
     for (auto& f : files) {
         if (f.inert) {
             step.cage.read.push_back(f.path);
@@ -207,9 +223,11 @@ void refuse_state_dir_grants(const Step& step) {
             while (real.size() > 1 && real.back() == '/') real.pop_back();
             for (const auto& d : state)
                 if (reaches(real, d))
-                    throw Error("policy \"" + step.policy.name + "\": the cage would reach " + d + " through " + entry +
-                                " (" + real + "), toolcage's own state (the step journal and the decision log), "
-                                "which no step may be granted; name a directory that does not hold it");
+                    throw Error(
+                        "policy \"" + step.policy.name + "\": the cage would reach " + d +
+                        " through " + entry + " (" + real +
+                        "), toolcage's own state (the step journal and the decision log), "
+                        "which no step may be granted; name a directory that does not hold it");
         }
 }
 
@@ -242,7 +260,8 @@ void read_where_it_works(Step& step) {
     const std::string& wd = step.paths.workdir;
     const std::vector<std::string> state = private_state_dirs();
     auto holds_state = [&](const std::string& p) {
-        return std::ranges::any_of(state, [&](const std::string& d) { return p == "/" || p == d || lies_under(d, p); });
+        return std::ranges::any_of(
+            state, [&](const std::string& d) { return p == "/" || p == d || lies_under(d, p); });
     };
     if (!holds_state(wd)) return;
     std::erase(step.cage.read, wd);
@@ -253,7 +272,8 @@ void read_where_it_works(Step& step) {
         // A bound on the rules the cage gets: a directory of more entries is listed, its
         // entries beyond the bound not readable.
         if (++n > 4096) {
-            step.cage.notes.push_back(wd + ": only its first 4096 entries are readable in the read-only cage");
+            step.cage.notes.push_back(
+                wd + ": only its first 4096 entries are readable in the read-only cage");
             break;
         }
         // A symlink is granted as where it leads: left out (the cage reads none through it).
@@ -277,13 +297,16 @@ void load_policy_and_expand(const RunOptions& opt, Step& step) {
         std::string why;
         std::string real = real_directory(opt.workdir, why);
         if (real.empty())
-            throw Error("--workdir \"" + opt.workdir + "\": not a directory (" + why + "); give an existing directory");
+            throw Error("--workdir \"" + opt.workdir + "\": not a directory (" + why +
+                        "); give an existing directory");
         step.paths.workdir = real;
     }
     if (!opt.new_project.empty()) {
         if (opt.read_only || !opt.workspace.empty())
-            throw Error("--new-project: a new project's step writes its directory and is its own workspace; drop "
-                        "--read-only and --workspace");
+            throw Error(
+                "--new-project: a new project's step writes its directory and is its own "
+                "workspace; drop "
+                "--read-only and --workspace");
         step.paths.workdir = make_new_project(
             opt.new_project, step.paths.workdir,
             workspace::with_roots(workspace::guarded_from_process(), step.policy.workspace.roots));
@@ -328,6 +351,40 @@ void finish_unfinished_steps(Step& step) {
     // A landing of held changes cut short is finished first too (cage/integrity/change_store.h).
     if (std::string e = finish_landings(step.paths.workspace, stderr); !e.empty())
         say("warning: a landing of held changes could not be finished: " + e);
+    // And the layer of a step whose supervisor was killed is landed (cage/integrity/step_layer.h).
+    if (std::string e = finish_layer_steps(step.paths.workspace, stderr); !e.empty())
+        say("warning: the changes of a step cut short could not be landed: " + e);
+}
+
+// 1b. The step's layer where it can be had: then the step never writes into the workspace, and
+//     the walk of the hold class before it is not needed. Whether the kernel mounts it is known
+//     only in the step's init: a refusal there starts the step again on the snapshot
+//     (drop_layer).
+void plan_layer(const RunOptions& opt, Step& step) {
+    if (opt.read_only || step.no_workspace) return;
+    if (step.policy.cage.layer == "off") {
+        step.layer_why = "cage.layer is \"off\" in policy \"" + step.policy.name + "\"";
+    } else if (landlock_protection_requested(step.policy.cage)) {
+        step.layer_why = "cage.protect is \"landlock\": its rules are on the workspace's own files";
+    } else {
+        step.layer_why = layer_refusal(step.paths.workspace, changes_root(true));
+    }
+    if (step.layer_why.empty()) {
+        try {
+            const char* path = std::getenv("PATH");
+            step.layer = begin_layer_step(
+                {step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
+                protected_paths(step.policy.cage.protected_paths), path ? path : "",
+                step.layer_lock);
+        } catch (const Error& e) {
+            step.layer_why = e.what();
+            if (step.layer_lock >= 0) ::close(std::exchange(step.layer_lock, -1));
+        }
+    }
+    if (opt.verbose)
+        say(step.layer
+                ? "note: the step writes into a layer over the workspace, landed when it ends"
+                : "note: no layer for the step (" + step.layer_why + "): snapshot and restore");
 }
 
 // 1b. The workspace's protected paths as they are before the step (throws when they cannot be
@@ -356,12 +413,26 @@ const std::string& step_id_of(const RunOptions& opt, Step& step) {
 // 1c. The workspace's hold class as it is before the step: its files' bytes, and every other
 //     entry's identity (throws when the workspace cannot be walked: then nothing runs).
 void snapshot_hold_class(const RunOptions& opt, Step& step) {
-    if (opt.read_only || step.no_workspace) return;
+    if (opt.read_only || step.no_workspace || step.layer || step.hold) return;
     const char* path = std::getenv("PATH");
     step.hold.emplace(step.paths.workspace, step.protect, path ? path : "");
     // On disk before anything of the step runs: if we are killed, the next run or hook holds it.
-    step.held_dir = begin_held_step({step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
-                                    *step.hold, step.held_lock);
+    step.held_dir =
+        begin_held_step({step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
+                        *step.hold, step.held_lock);
+}
+
+// The kernel would not mount the step's layer (`why`): nothing of the step ran; it starts
+// again on the snapshot of the hold class, taken now.
+void drop_layer(const RunOptions& opt, Step& step, const std::string& why) {
+    if (!step.layer) return;
+    end_layer_step(*step.layer, step.layer_lock);
+    std::error_code ec;
+    fs::remove_all(step.layer->step_dir, ec);
+    step.layer.reset();
+    step.layer_why = why;
+    if (opt.verbose) say("note: no layer for the step (" + why + "): snapshot and restore");
+    snapshot_hold_class(opt, step);
 }
 
 // 3b. The snapshot and the step's identity on disk before anything of the step runs: if we are
@@ -381,6 +452,7 @@ void journal_step(const RunOptions& opt, Step& step) {
 // 6. Once nothing of the step is left: what it changed in the protected paths is put back and
 //    reported, and the exit status becomes kTamperExit.
 int check_protected_paths(const RunOptions& opt, Step& step, int step_status) {
+    if (step.layer) return land_step_layer(opt, step, step_status);
     if (!step.guard) return step_status;
     std::vector<TamperEvent> events = step.guard->restore({step.paths.tmp});
     return report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
@@ -390,7 +462,7 @@ int check_protected_paths(const RunOptions& opt, Step& step, int step_status) {
 //     the rest landed. Both are recorded under the step's id (toolcage changes) and the held
 //     changes said on stderr. The step's exit status stands.
 void hold_changes(const RunOptions& opt, Step& step) {
-    if (!step.hold) return;
+    if (step.layer || !step.hold) return;
     StepChanges changes = step.hold->settle(step.held_dir + "/held");
     if (changes.held.empty() && changes.landed.empty()) {
         end_held_step(step.held_dir, step.held_lock);
@@ -398,8 +470,36 @@ void hold_changes(const RunOptions& opt, Step& step) {
         fs::remove_all(step.held_dir, ec);  // a step that changed nothing leaves nothing
         return;
     }
-    record_step_changes(step.held_dir, {step.id, step.paths.workspace, step.policy.name, opt.argv}, changes, stderr);
+    record_step_changes(step.held_dir, {step.id, step.paths.workspace, step.policy.name, opt.argv},
+                        changes, stderr);
     end_held_step(step.held_dir, step.held_lock);
+}
+
+// 6. With a layer: the step's changeset lands (the hold class held), then the after-step check
+//    judges the protected paths as without a layer, and the step's version of each it put back
+//    is held too. Everything recorded under the step's id, the held changes said on stderr.
+int land_step_layer(const RunOptions& opt, Step& step, int step_status) {
+    LayerLanding how{step.paths.workspace, step.protect, "", true};
+    if (const char* path = std::getenv("PATH")) how.path_env = path;
+    LayerResult r = land_layer(*step.layer, how);
+    for (const auto& p : r.problems) say("not landed: " + p);
+    std::vector<TamperEvent> events =
+        step.guard ? step.guard->restore({step.paths.tmp}) : std::vector<TamperEvent>{};
+    hold_protected_versions(*step.layer, step.paths.workspace, events, r.changes);
+    for (auto& t : r.tamper) events.push_back(std::move(t));
+    int status =
+        report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
+    if (r.changes.held.empty() && r.changes.landed.empty()) {
+        end_layer_step(*step.layer, step.layer_lock);
+        std::error_code ec;
+        fs::remove_all(step.layer->step_dir, ec);  // a step that changed nothing leaves nothing
+        return status;
+    }
+    record_step_changes(step.layer->step_dir,
+                        {step.id, step.paths.workspace, step.policy.name, opt.argv}, r.changes,
+                        stderr);
+    end_layer_step(*step.layer, step.layer_lock);
+    return status;
 }
 
 // 2. What the kernel offers, against what the policy demands.
@@ -446,8 +546,8 @@ void say_network(const RunOptions& opt, const Step& step, const std::string& not
         say(std::string("network: landlock (the host's network; ") +
             (step.abi < 4 ? "TCP unrestricted: Landlock ABI " + std::to_string(step.abi) +
                                 " has no network rights"
-             : relay      ? "TCP connect to the relay's port only"
-                          : "no TCP connect or bind") +
+             : relay ? "TCP connect to the relay's port only"
+                     : "no TCP connect or bind") +
             ")");
 }
 
@@ -480,8 +580,9 @@ void start_relay(const RunOptions& opt, Step& step) {
     step.relay.relay = opt.start_relay(
         step.policy.relay, step.network == NetworkMode::netns ? kRelayPortInNamespace : 0);
     if (step.network == NetworkMode::netns && !step.relay.relay->serve)
-        throw Error("the relay cannot serve a private network (internal); set cage.network to "
-                    "\"landlock\"");
+        throw Error(
+            "the relay cannot serve a private network (internal); set cage.network to "
+            "\"landlock\"");
 }
 
 void add_path_rules(const RunOptions& opt, Step& step) {
@@ -503,6 +604,29 @@ void add_path_rules(const RunOptions& opt, Step& step) {
     }
 }
 
+// With a layer, the rules for paths at or below the workspace are the step's init's to add, once
+// the overlay is mounted: Landlock binds a rule to an inode, and the step sees the overlay's.
+void leave_workspace_rules_to_layer(Step& step) {
+    step.layer_rules.clear();
+    if (!step.layer || !step.pid_namespace) return;
+    const std::string& ws = step.paths.workspace;
+    auto& wanted = step.landlock.wanted;
+    for (auto it = wanted.begin(); it != wanted.end();) {
+        if (it->first == ws || lies_under(it->first, ws)) {
+            step.layer_rules.emplace_back(it->first, it->second & step.landlock.handled_fs);
+            it = wanted.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+// The layer dropped after the rules were planned: the supervisor adds them all again.
+void restore_layer_rules(Step& step) {
+    for (auto& [path, access] : step.layer_rules) step.landlock.wanted.emplace_back(path, access);
+    step.layer_rules.clear();
+}
+
 // The ruleset is made here, empty; its path rules come from add_path_rules(): here, or under a
 // step init of its own while the init sets up its namespaces (the paths' walks overlap its
 // start-up; the init starts the step only once every rule is in).
@@ -511,6 +635,7 @@ void build_landlock_ruleset(const RunOptions& opt, Step& step) {
     if (step.relay.relay && step.network == NetworkMode::landlock) port = step.relay.relay->port;
     step.landlock = plan_landlock_rights(step.cage, step.abi, step.kernel_abi, port);
     if (step.network == NetworkMode::netns) leave_network_to_namespace(step.landlock);
+    leave_workspace_rules_to_layer(step);
     step.ruleset.reset(create_landlock_ruleset(step.landlock));
     if (!step.pid_namespace) add_path_rules(opt, step);
 }
@@ -622,7 +747,8 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
         if (::pipe2(endfd, O_CLOEXEC) != 0) throw Error(syscall_error("pipe2(O_CLOEXEC)", errno));
         end_read.fd = endfd[0];
         end_write.fd = setup.end_fd = endfd[1];
-        if (::fcntl(end_read.fd, F_SETFL, O_NONBLOCK) != 0) throw Error(syscall_error("fcntl(O_NONBLOCK)", errno));
+        if (::fcntl(end_read.fd, F_SETFL, O_NONBLOCK) != 0)
+            throw Error(syscall_error("fcntl(O_NONBLOCK)", errno));
     }
     setup.workdir = step.paths.workdir;
     setup.limits = plan_limits(step.policy.cage.limits, step.memory.active());
@@ -631,7 +757,7 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     setup.cap_last_cap = read_cap_last_cap();
     setup.landlock_fd = step.ruleset.fd;
     setup.seccomp = step.filter;
-    setup.env = std::move(step.env);  // made again if the step starts over
+    setup.env = std::move(step.env);   // made again if the step starts over
     setup.argv = step_argv(opt.argv);  // the log and the journal keep the argv as given
     setup.supervisor = ::getpid();
     setup.report_fd = pipefd[1];
@@ -662,13 +788,20 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             throw Error(syscall_error("socketpair(AF_UNIX, SOCK_SEQPACKET)", errno));
         go_read.fd = gofd[0];
         go_write.fd = gofd[1];
-        setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access, step.policy.cage.limits.memory_mb);
+        setup.ns = plan_step_namespace(step.landlock.handled_fs, proc_access,
+                                       step.policy.cage.limits.memory_mb);
         setup.ns.covers = step.cargo_covers;
         setup.ns.writable = step.cage.write;
         // Without a relay on the host's network, Landlock refuses TCP, but the host's /proc/net
         // would still show: a namespace of the step's own, made with the others.
         setup.ns.private_network = step.network == NetworkMode::landlock && !step.relay.relay;
         setup.ns.go_fd = go_read.fd;
+        if (step.layer) {
+            setup.ns.layer_target = step.paths.workspace;
+            setup.ns.layer_upper = step.layer->upper;
+            setup.ns.layer_work = step.layer->work;
+            setup.ns.layer_rules = step.layer_rules;
+        }
     }
 
     // 5. The step's process (cage/launcher.cpp), under an init of its own where the kernel
@@ -677,10 +810,18 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     pid_t child = -1;
     if (step.pid_namespace) {
         child = start_step_in_namespace(setup);
-        if (child < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS || errno == EACCES)) {
+        if (child < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS ||
+                          errno == EACCES)) {
             step.pid_namespace = false;
             setup.ns = StepNamespace{};
-            say_no_pid_namespace(opt, syscall_error("clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", errno));
+            const std::string why =
+                syscall_error("clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", errno);
+            say_no_pid_namespace(opt, why);
+            // Nothing of the step ran: without a mount namespace, it runs on the snapshot.
+            if (step.layer) {
+                drop_layer(opt, step, "no mount namespace for the step: " + why);
+                restore_layer_rules(step);
+            }
             add_path_rules(opt, step);
         } else if (child > 0) {
             go_read.reset();
@@ -756,7 +897,8 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
     // own, the init's child (read while it runs; a step already gone is explained from stderr).
     std::vector<pid_t> step_pids{child};
     if (step.audited && step.pid_namespace) {
-        std::ifstream kids("/proc/" + std::to_string(child) + "/task/" + std::to_string(child) + "/children");
+        std::ifstream kids("/proc/" + std::to_string(child) + "/task/" + std::to_string(child) +
+                           "/children");
         for (pid_t p; kids >> p;) step_pids.push_back(p);
     }
 
@@ -780,6 +922,12 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
             step.pid_namespace = false;
             step.relay.reset();
             say_no_pid_namespace(opt, msg);
+            drop_layer(opt, step, "no mount namespace for the step: " + msg);
+            return std::nullopt;
+        }
+        if (failure.kind == 'l') {
+            step.relay.reset();
+            drop_layer(opt, step, msg);
             return std::nullopt;
         }
         if (failure.kind == 's') throw Error("cage setup failed: " + msg);
@@ -795,22 +943,27 @@ std::optional<int> supervise_step(const RunOptions& opt, Step& step) {
 void explain_refusals(const RunOptions& opt, Step& step) {
     auto& out = step.refusals;
     if (step.relay.relay)
-        out = relay_refusals(step.relay.relay->log_path, step.relay.relay->log_from, step.relay.relay->step_id);
+        out = relay_refusals(step.relay.relay->log_path, step.relay.relay->log_from,
+                             step.relay.relay->step_id);
     for (const auto& rec : step.audit_records)
         for (auto& r : audit_record_refusals(rec, step.paths)) out.push_back(std::move(r));
-    for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths, step.relay.relay.has_value()))
+    for (auto& r : stderr_refusals(step.stderr_lines, step.landlock, step.paths,
+                                   step.relay.relay.has_value()))
         // With the kernel's records at hand, the stderr adds only what they do not hold: the
-        // relay's refusals, and writes the step's read-only mounts refused before Landlock saw them.
+        // relay's refusals, and writes the step's read-only mounts refused before Landlock saw
+        // them.
         if (!step.audited || r.access == "connect" || (r.access == "write" && step.pid_namespace))
             out.push_back(std::move(r));
-    for (auto& r : network_refusals(step.stderr_lines, step.relay.relay.has_value(), step.policy.name))
+    for (auto& r :
+         network_refusals(step.stderr_lines, step.relay.relay.has_value(), step.policy.name))
         out.push_back(std::move(r));
     // Without the step's mount namespace, a cargo config that holds a token stays unread.
     if (!step.pid_namespace) {
         std::vector<std::string> unread;
         for (const auto& c : step.cargo_covers) unread.push_back(c.target);
         for (auto& r : unread_cargo_config_refusals(step.stderr_lines, unread)) {
-            std::erase_if(out, [&](const CageRefusal& o) { return is_unplaced(o) || o.target == r.target; });
+            std::erase_if(
+                out, [&](const CageRefusal& o) { return is_unplaced(o) || o.target == r.target; });
             out.push_back(std::move(r));
         }
     }
@@ -820,17 +973,22 @@ void explain_refusals(const RunOptions& opt, Step& step) {
         for (auto& r : out)
             if (r.access == "write") {
                 r.field.clear();
-                r.fix = "the read-only cage (--read-only, for a command the hook allowed as reading only) "
-                        "lets a step write nothing; a command that writes runs in the cage proper: "
-                        "toolcage run without --read-only";
+                r.fix =
+                    "the read-only cage (--read-only, for a command the hook allowed as reading "
+                    "only) "
+                    "lets a step write nothing; a command that writes runs in the cage proper: "
+                    "toolcage run without --read-only";
             }
     for (const auto& r : out) std::fprintf(stderr, "%s\n", refusal_line(r).c_str());
     // Among the step's own output the lines above are easy to miss: one line that counts them.
     if (!out.empty())
-        std::fprintf(stderr, "toolcage run: %zu refusal%s by the cage; see above for each and the policy field that allows it\n",
+        std::fprintf(stderr,
+                     "toolcage run: %zu refusal%s by the cage; see above for each and the policy "
+                     "field that allows it\n",
                      out.size(), out.size() == 1 ? "" : "s");
     // A program named by the step that is in a directory its PATH leaves out.
-    if (auto note = path_note(opt.argv, step.path_left_out); !note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
+    if (auto note = path_note(opt.argv, step.path_left_out); !note.empty())
+        std::fprintf(stderr, "%s\n", note.c_str());
 }
 
 // 7. One line in the decision log for the step: what ran, under which policy, with which
@@ -868,30 +1026,33 @@ int run_caged(const RunOptions& opt) {
     if (opt.argv.empty())
         throw Error("run: no program given; usage: toolcage run -- PROGRAM ARGS...");
     if (!opt.step_id.empty() && !is_step_id(opt.step_id))
-        throw Error("run: --step-id must be 16 characters of 0-9 and a-f (the id toolcage hook "
-                    "writes into its rewrite); leave it out and the step gets a fresh one");
+        throw Error(
+            "run: --step-id must be 16 characters of 0-9 and a-f (the id toolcage hook "
+            "writes into its rewrite); leave it out and the step gets a fresh one");
     Step step;
-    load_policy_and_expand(opt, step);  // 1. policy, workspace, TMPDIR, placeholders
-    finish_unfinished_steps(step);      //    what a killed step of this workspace left
+    load_policy_and_expand(opt, step);    // 1. policy, workspace, TMPDIR, placeholders
+    finish_unfinished_steps(step);        //    what a killed step of this workspace left
+    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_protected_paths(opt, step);  //    the protected paths, to put back what changes
-    snapshot_hold_class(opt, step);     //    what configures how tools run, to hold what changes
-    probe_kernel_and_check(opt, step);  // 2. Landlock ABI and seccomp against min_abi
-    choose_network(opt, step);          //    a private network namespace, or Landlock's rule
-    limit_processes(opt, step);         //    a pids cgroup for root (RLIMIT_NPROC skips uid 0), memory
-    journal_step(opt, step);            //    the snapshot on disk, in case we are killed
+    snapshot_hold_class(opt, step);       //    without a layer: what configures how tools run
+    probe_kernel_and_check(opt, step);    // 2. Landlock ABI and seccomp against min_abi
+    choose_network(opt, step);            //    a private network namespace, or Landlock's rule
+    limit_processes(opt, step);  //    a pids cgroup for root (RLIMIT_NPROC skips uid 0), memory
+    journal_step(opt, step);     //    the snapshot on disk, in case we are killed
     std::optional<int> status;
-    while (!status) {  // twice when "auto" finds no namespace: then on the host's network
-        start_relay(opt, step);             // 3. the relay, or a closed network
+    while (!status) {            // twice when "auto" finds no namespace: then on the host's network
+        start_relay(opt, step);  // 3. the relay, or a closed network
         build_landlock_ruleset(opt, step);  //    read/write/execute lists, TCP port, scopes
         build_syscall_filter(step);         //    the seccomp table (compiled at build time)
-        build_step_environment(opt, step);       //    keep-list, PATH, TMPDIR, proxy, git/npm/pip settings
+        build_step_environment(opt,
+                               step);  //    keep-list, PATH, TMPDIR, proxy, git/npm/pip settings
         status = supervise_step(opt, step);  // 4. fork, supervise, reap; 5. the child's steps
     }
     status = check_protected_paths(opt, step, *status);  // 6. protected paths put back, reported
     hold_changes(opt, step);                             //    the hold class held, the rest landed
     step.journal.finish();                               //    nothing left to finish
-    explain_refusals(opt, step);                         //    what the cage refused, and how to allow it
-    log_step(opt, step, *status);                        // 7. the step in the decision log
+    explain_refusals(opt, step);   //    what the cage refused, and how to allow it
+    log_step(opt, step, *status);  // 7. the step in the decision log
     return *status;
 }
 

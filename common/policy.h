@@ -73,6 +73,11 @@ struct CagePolicy {
     // How: "check" restores them after the step; "landlock" also refuses in-place writes during
     // it, at the price of new files in the workspace root and git's lock files (see README).
     std::string protect = "check";
+    // "auto": the step writes into a layer over the workspace where the kernel allows it, landed
+    // when the step ends (cage/integrity/step_layer.h); "off" (the default, until a step in a
+    // layer can rename a directory the workspace had and write another user's file, which the
+    // overlay in a user namespace refuses): the snapshot and restore.
+    std::string layer = "off";
     CageLimits limits;
     bool operator==(const CagePolicy&) const = default;
 };

@@ -62,7 +62,8 @@ void only_keys(const json& obj, const std::vector<std::string>& known, const std
         if (std::find(known.begin(), known.end(), it.key()) == known.end())
             each([&] {
                 fail(file, ptr + "/" + it.key(), nullptr,
-                     "unknown field; known fields here are " + join(known) + " (check the spelling)");
+                     "unknown field; known fields here are " + join(known) +
+                         " (check the spelling)");
             });
 }
 
@@ -76,7 +77,9 @@ void check_decision(const json& v, const std::string& file, const std::string& p
          "not a verdict; use one of allow, cage, ask, deny");
 }
 
-std::string at(const std::string& ptr, std::size_t i) { return ptr + "/" + std::to_string(i); }
+std::string at(const std::string& ptr, std::size_t i) {
+    return ptr + "/" + std::to_string(i);
+}
 
 void check_string_list(const json& v, const std::string& file, const std::string& ptr) {
     need(v.is_array(), v, file, ptr, "must be a list of strings, e.g. [\"a\", \"b\"]");
@@ -100,72 +103,89 @@ bool is_rule_id(const std::string& s) {
 // A cage path is absolute, or starts with one of the placeholders `toolcage run` expands.
 void check_cage_paths(const json& v, const std::string& file, const std::string& ptr) {
     check_string_list(v, file, ptr);
-    for (std::size_t i = 0; i < v.size(); ++i) each([&] {
-        const std::string& s = v[i].get_ref<const std::string&>();
-        // Pointers are built only on failure: policies are loaded before every tool call.
-        if (s.front() == '{') {
-            auto close = s.find('}');
-            std::string_view ph(s.data(), close == std::string::npos ? s.size() : close + 1);
-            if (ph != "{workspace}" && ph != "{tmp}" && ph != "{home}")
+    for (std::size_t i = 0; i < v.size(); ++i)
+        each([&] {
+            const std::string& s = v[i].get_ref<const std::string&>();
+            // Pointers are built only on failure: policies are loaded before every tool call.
+            if (s.front() == '{') {
+                auto close = s.find('}');
+                std::string_view ph(s.data(), close == std::string::npos ? s.size() : close + 1);
+                if (ph != "{workspace}" && ph != "{tmp}" && ph != "{home}")
+                    fail(file, at(ptr, i), &v[i],
+                         "unknown placeholder; use {workspace}, {tmp} or {home}, or an absolute "
+                         "path");
+                if (close + 1 != s.size() && s[close + 1] != '/')
+                    fail(file, at(ptr, i), &v[i],
+                         "a placeholder must be followed by / or end the path");
+            } else if (s.front() != '/') {
                 fail(file, at(ptr, i), &v[i],
-                     "unknown placeholder; use {workspace}, {tmp} or {home}, or an absolute path");
-            if (close + 1 != s.size() && s[close + 1] != '/')
-                fail(file, at(ptr, i), &v[i], "a placeholder must be followed by / or end the path");
-        } else if (s.front() != '/') {
-            fail(file, at(ptr, i), &v[i],
-                 "must be an absolute path or start with {workspace}, {tmp} or {home}");
-        }
-        if (s.find("/../") != std::string::npos || s.ends_with("/.."))
-            fail(file, at(ptr, i), &v[i], "must not contain \"..\"; name the directory itself");
-    });
+                     "must be an absolute path or start with {workspace}, {tmp} or {home}");
+            }
+            if (s.find("/../") != std::string::npos || s.ends_with("/.."))
+                fail(file, at(ptr, i), &v[i], "must not contain \"..\"; name the directory itself");
+        });
 }
 
 void check_rules(const json& v, const std::string& file, const std::string& ptr) {
     need(v.is_array(), v, file, ptr, "must be a list of rule objects");
-    for (std::size_t i = 0; i < v.size(); ++i) each([&] {
-        const json& r = v[i];
-        std::string p = ptr + "/" + std::to_string(i);
-        need(r.is_object(), r, file, p,
-             "must be an object like {\"program\": \"restic\", \"words\": [\"forget\"], \"verdict\": \"deny\", \"reason\": \"…\"}");
-        only_keys(r, {"id", "program", "words", "args", "paths", "verdict", "reason", "match", "not_match"}, file, p);
-        for (const char* k : {"program", "verdict", "reason"})
-            if (!r.contains(k)) fail(file, p, nullptr, std::string("missing \"") + k + "\"; every rule needs program, verdict and reason");
-        if (r.contains("id"))
-            need(r["id"].is_string() && is_rule_id(r["id"].get<std::string>()), r["id"], file, p + "/id",
-                 "a rule id is lowercase letters, digits, '.', '-' and '_', e.g. \"forge.no-docker\"");
-        if (r.contains("words")) {
-            check_string_list(r["words"], file, p + "/words");
-            for (std::size_t j = 0; j < r["words"].size(); ++j) {
-                const std::string& w = r["words"][j].get_ref<const std::string&>();
-                need(w.find_first_of(" \t\n*?[") == std::string::npos, r["words"][j], file,
-                     p + "/words/" + std::to_string(j),
-                     "a word is one argument as written (\"forget\", \"--prune\"), no spaces or patterns; "
-                     "patterns go in \"args\"");
+    for (std::size_t i = 0; i < v.size(); ++i)
+        each([&] {
+            const json& r = v[i];
+            std::string p = ptr + "/" + std::to_string(i);
+            need(r.is_object(), r, file, p,
+                 "must be an object like {\"program\": \"restic\", \"words\": [\"forget\"], "
+                 "\"verdict\": \"deny\", \"reason\": \"…\"}");
+            only_keys(r,
+                      {"id", "program", "words", "args", "paths", "verdict", "reason", "match",
+                       "not_match"},
+                      file, p);
+            for (const char* k : {"program", "verdict", "reason"})
+                if (!r.contains(k))
+                    fail(file, p, nullptr,
+                         std::string("missing \"") + k +
+                             "\"; every rule needs program, verdict and reason");
+            if (r.contains("id"))
+                need(r["id"].is_string() && is_rule_id(r["id"].get<std::string>()), r["id"], file,
+                     p + "/id",
+                     "a rule id is lowercase letters, digits, '.', '-' and '_', e.g. "
+                     "\"forge.no-docker\"");
+            if (r.contains("words")) {
+                check_string_list(r["words"], file, p + "/words");
+                for (std::size_t j = 0; j < r["words"].size(); ++j) {
+                    const std::string& w = r["words"][j].get_ref<const std::string&>();
+                    need(w.find_first_of(" \t\n*?[") == std::string::npos, r["words"][j], file,
+                         p + "/words/" + std::to_string(j),
+                         "a word is one argument as written (\"forget\", \"--prune\"), no spaces "
+                         "or patterns; "
+                         "patterns go in \"args\"");
+                }
             }
-        }
-        for (const char* k : {"match", "not_match"})
-            if (r.contains(k)) {
-                check_string_list(r[k], file, p + "/" + k);
-                need(r[k].size() <= 64, r[k], file, p + "/" + k, "at most 64 examples a rule");
-                for (std::size_t j = 0; j < r[k].size(); ++j)
-                    need(r[k][j].get_ref<const std::string&>().size() <= 4096, r[k][j], file,
-                         p + "/" + k + "/" + std::to_string(j), "an example is one command of at most 4096 bytes");
+            for (const char* k : {"match", "not_match"})
+                if (r.contains(k)) {
+                    check_string_list(r[k], file, p + "/" + k);
+                    need(r[k].size() <= 64, r[k], file, p + "/" + k, "at most 64 examples a rule");
+                    for (std::size_t j = 0; j < r[k].size(); ++j)
+                        need(r[k][j].get_ref<const std::string&>().size() <= 4096, r[k][j], file,
+                             p + "/" + k + "/" + std::to_string(j),
+                             "an example is one command of at most 4096 bytes");
+                }
+            need(r["program"].is_string() && !r["program"].get<std::string>().empty() &&
+                     r["program"].get<std::string>().find('/') == std::string::npos,
+                 r["program"], file, p + "/program",
+                 "must be a program name without a path, e.g. \"docker\"");
+            check_decision(r["verdict"], file, p + "/verdict");
+            need(r["reason"].is_string() && !r["reason"].get<std::string>().empty(), r["reason"],
+                 file, p + "/reason", "must be a one-line reason a person understands");
+            if (r.contains("args")) check_string_list(r["args"], file, p + "/args");
+            if (r.contains("paths")) {
+                check_string_list(r["paths"], file, p + "/paths");
+                for (std::size_t j = 0; j < r["paths"].size(); ++j)
+                    need(path_class_from_string(r["paths"][j].get<std::string>()).has_value(),
+                         r["paths"][j], file, p + "/paths/" + std::to_string(j),
+                         "not a path class; use workspace, workspace_root, git_dir, temp, home, "
+                         "system, root or unknown");
             }
-        need(r["program"].is_string() && !r["program"].get<std::string>().empty() &&
-                 r["program"].get<std::string>().find('/') == std::string::npos,
-             r["program"], file, p + "/program", "must be a program name without a path, e.g. \"docker\"");
-        check_decision(r["verdict"], file, p + "/verdict");
-        need(r["reason"].is_string() && !r["reason"].get<std::string>().empty(), r["reason"], file,
-             p + "/reason", "must be a one-line reason a person understands");
-        if (r.contains("args")) check_string_list(r["args"], file, p + "/args");
-        if (r.contains("paths")) {
-            check_string_list(r["paths"], file, p + "/paths");
-            for (std::size_t j = 0; j < r["paths"].size(); ++j)
-                need(path_class_from_string(r["paths"][j].get<std::string>()).has_value(),
-                     r["paths"][j], file, p + "/paths/" + std::to_string(j),
-                     "not a path class; use workspace, workspace_root, git_dir, temp, home, system, root or unknown");
-        }
-    });
+        });
 }
 
 void check_int(const json& v, long lo, long hi, const std::string& file, const std::string& ptr) {
@@ -175,8 +195,9 @@ void check_int(const json& v, long lo, long hi, const std::string& file, const s
 
 void check_cage(const json& c, const std::string& file, const std::string& ptr) {
     need(c.is_object(), c, file, ptr, "must be an object");
-    only_keys(c, {"read", "write", "execute", "env_keep", "env_set", "min_abi", "network",
-                  "protected_paths", "protect", "limits"},
+    only_keys(c,
+              {"read", "write", "execute", "env_keep", "env_set", "min_abi", "network",
+               "protected_paths", "protect", "layer", "limits"},
               file, ptr);
     each([&] {
         for (const char* k : {"read", "write", "execute"})
@@ -185,23 +206,27 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
     each([&] {
         if (c.contains("env_keep")) {
             check_string_list(c["env_keep"], file, ptr + "/env_keep");
-            for (std::size_t i = 0; i < c["env_keep"].size(); ++i) each([&] {
-                std::string n = c["env_keep"][i].get<std::string>();
-                bool ok = std::all_of(n.begin(), n.end(), [](unsigned char ch) {
-                    return std::isalnum(ch) || ch == '_' || ch == '*';
+            for (std::size_t i = 0; i < c["env_keep"].size(); ++i)
+                each([&] {
+                    std::string n = c["env_keep"][i].get<std::string>();
+                    bool ok = std::all_of(n.begin(), n.end(), [](unsigned char ch) {
+                        return std::isalnum(ch) || ch == '_' || ch == '*';
+                    });
+                    need(ok, c["env_keep"][i], file, ptr + "/env_keep/" + std::to_string(i),
+                         "an environment variable name (letters, digits, _; a trailing * matches a "
+                         "prefix)");
                 });
-                need(ok, c["env_keep"][i], file, ptr + "/env_keep/" + std::to_string(i),
-                     "an environment variable name (letters, digits, _; a trailing * matches a prefix)");
-            });
         }
     });
     each([&] {
         if (c.contains("env_set")) {
             need(c["env_set"].is_object(), c["env_set"], file, ptr + "/env_set",
                  "must be an object of NAME: \"value\"");
-            for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it) each([&] {
-                need(it->is_string(), *it, file, ptr + "/env_set/" + it.key(), "must be a string value");
-            });
+            for (auto it = c["env_set"].begin(); it != c["env_set"].end(); ++it)
+                each([&] {
+                    need(it->is_string(), *it, file, ptr + "/env_set/" + it.key(),
+                         "must be a string value");
+                });
         }
     });
     each([&] {
@@ -218,7 +243,17 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
         if (c.contains("protect")) {
             const json& n = c["protect"];
             need(n.is_string() && (n == "check" || n == "landlock"), n, file, ptr + "/protect",
-                 "use \"check\" (restore after the step) or \"landlock\" (also refuse writes during it)");
+                 "use \"check\" (restore after the step) or \"landlock\" (also refuse writes "
+                 "during it)");
+        }
+    });
+    each([&] {
+        if (c.contains("layer")) {
+            const json& n = c["layer"];
+            need(n.is_string() && (n == "auto" || n == "off"), n, file, ptr + "/layer",
+                 "use \"auto\" (the step writes into a layer where the kernel allows it) or "
+                 "\"off\" (snapshot "
+                 "and restore)");
         }
     });
     each([&] {
@@ -237,7 +272,8 @@ void check_cage(const json& c, const std::string& file, const std::string& ptr) 
             const json& l = c["limits"];
             std::string lp = ptr + "/limits";
             need(l.is_object(), l, file, lp, "must be an object");
-            only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb", "memory_mb"}, file, lp);
+            only_keys(l, {"nproc", "nofile", "fsize_mb", "cpu_seconds", "as_mb", "memory_mb"}, file,
+                      lp);
             for (auto it = l.begin(); it != l.end(); ++it)
                 check_int(*it, 0, 1L << 40, file, lp + "/" + it.key());
         }
@@ -343,7 +379,8 @@ void check_relay(const json& r, const std::string& file, const std::string& ptr)
               file, ptr);
     each([&] {
         for (const char* k : {"enabled", "allow_private", "require_sni"})
-            if (r.contains(k)) need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
+            if (r.contains(k))
+                need(r[k].is_boolean(), r[k], file, ptr + "/" + k, "must be true or false");
     });
     // credentialed is written in allow's grammar: it names entries of allow.
     for (const char* k : {"allow", "credentialed", "inspect"}) each([&] {
@@ -359,21 +396,25 @@ void check_relay(const json& r, const std::string& file, const std::string& ptr)
     each([&] {
         if (r.contains("upstream")) {
             const json& u = r["upstream"];
-            need(u.is_string() && (u.get<std::string>().empty() || u.get<std::string>().starts_with("http://")),
+            need(u.is_string() &&
+                     (u.get<std::string>().empty() || u.get<std::string>().starts_with("http://")),
                  u, file, ptr + "/upstream", "must be \"\" or http://[user:pass@]host:port");
         }
     });
     each([&] {
         if (!r.contains("allow_ranges")) return;
         check_string_list(r["allow_ranges"], file, ptr + "/allow_ranges");
-        for (std::size_t i = 0; i < r["allow_ranges"].size(); ++i) each([&] {
-            std::string problem;
-            if (!parse_address_range(r["allow_ranges"][i].get<std::string>(), problem))
-                fail(file, ptr + "/allow_ranges/" + std::to_string(i), &r["allow_ranges"][i], problem);
-        });
+        for (std::size_t i = 0; i < r["allow_ranges"].size(); ++i)
+            each([&] {
+                std::string problem;
+                if (!parse_address_range(r["allow_ranges"][i].get<std::string>(), problem))
+                    fail(file, ptr + "/allow_ranges/" + std::to_string(i), &r["allow_ranges"][i],
+                         problem);
+            });
     });
     each([&] {
-        if (r.contains("max_tunnels")) check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
+        if (r.contains("max_tunnels"))
+            check_int(r["max_tunnels"], 1, 65536, file, ptr + "/max_tunnels");
     });
     each([&] {
         if (r.contains("upstream_ca"))
@@ -406,7 +447,9 @@ std::string check_allow_entry(const std::string& entry) {
 // hermes: {"other_tools": verdict, "allow_tools": [tool names], and a verdict per channel
 // (common/hermes_channels.h): "memory", "user_profile", "skills", "context_files", "cron_prompts"}.
 void check_hermes(const json& h, const std::string& file, const std::string& at) {
-    need(h.is_object(), h, file, at, "must be an object: {\"other_tools\": \"ask\", \"allow_tools\": [...], \"memory\": \"ask\"}");
+    need(h.is_object(), h, file, at,
+         "must be an object: {\"other_tools\": \"ask\", \"allow_tools\": [...], \"memory\": "
+         "\"ask\"}");
     std::vector<std::string> keys{"other_tools", "allow_tools"};
     for (const auto& c : kHermesChannels) keys.emplace_back(c.key);
     only_keys(h, keys, file, at);
@@ -417,26 +460,33 @@ void check_hermes(const json& h, const std::string& file, const std::string& at)
                  "no cage reaches another tool: use allow, ask or deny");
         }
     });
-    for (const auto& c : kHermesChannels) each([&] {
-        const std::string key(c.key);
-        if (!h.contains(key)) return;
-        check_decision(h[key], file, at + "/" + key);
-        need(h[key] != "cage", h[key], file, at + "/" + key,
-             "no cage reaches what Hermes puts into a later session's prompt: use allow, ask (a person "
-             "decides each entry; refused where none can answer) or deny");
-    });
+    for (const auto& c : kHermesChannels)
+        each([&] {
+            const std::string key(c.key);
+            if (!h.contains(key)) return;
+            check_decision(h[key], file, at + "/" + key);
+            need(h[key] != "cage", h[key], file, at + "/" + key,
+                 "no cage reaches what Hermes puts into a later session's prompt: use allow, ask "
+                 "(a person "
+                 "decides each entry; refused where none can answer) or deny");
+        });
     each([&] {
         if (!h.contains("allow_tools")) return;
         const json& a = h["allow_tools"];
         need(a.is_array(), a, file, at + "/allow_tools", "must be an array of tool names");
-        for (size_t i = 0; i < a.size(); ++i) each([&] {
-            const json& t = a[i];
-            bool ok = t.is_string() && !t.get<std::string>().empty() && t.get<std::string>().size() <= 128 &&
-                      std::all_of(t.get_ref<const std::string&>().begin(), t.get_ref<const std::string&>().end(),
-                                  [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; });
-            need(ok, t, file, at + "/allow_tools/" + std::to_string(i),
-                 "a tool name as Hermes spells it (letters, digits, '_', '-', '.')");
-        });
+        for (size_t i = 0; i < a.size(); ++i)
+            each([&] {
+                const json& t = a[i];
+                bool ok =
+                    t.is_string() && !t.get<std::string>().empty() &&
+                    t.get<std::string>().size() <= 128 &&
+                    std::all_of(t.get_ref<const std::string&>().begin(),
+                                t.get_ref<const std::string&>().end(), [](unsigned char c) {
+                                    return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+                                });
+                need(ok, t, file, at + "/allow_tools/" + std::to_string(i),
+                     "a tool name as Hermes spells it (letters, digits, '_', '-', '.')");
+            });
     });
 }
 
@@ -446,8 +496,10 @@ void check_hermes(const json& h, const std::string& file, const std::string& at)
 // expanded directory again (common/workspace_choice.h) and leave out one that cannot be a root.
 std::string root_problem(const std::string& r) {
     const std::string fix = "; name a directory of its own that holds projects, e.g. \"~/work\"";
-    if (r.empty() || r.size() > 4096 || r.find('\0') != std::string::npos) return "an empty or invalid path" + fix;
-    if (r != "~" && !r.starts_with("~/") && r[0] != '/') return "neither absolute nor in the home (~/…)" + fix;
+    if (r.empty() || r.size() > 4096 || r.find('\0') != std::string::npos)
+        return "an empty or invalid path" + fix;
+    if (r != "~" && !r.starts_with("~/") && r[0] != '/')
+        return "neither absolute nor in the home (~/…)" + fix;
     std::vector<std::string> parts;
     for (size_t i = r[0] == '~' ? 1 : 0; i < r.size();) {
         size_t j = r.find('/', i);
@@ -458,29 +510,39 @@ std::string root_problem(const std::string& r) {
         i = j + 1;
     }
     if (r[0] == '~') {
-        if (parts.empty()) return "the home itself cannot be a work root: a step could write all of it" + fix;
+        if (parts.empty())
+            return "the home itself cannot be a work root: a step could write all of it" + fix;
         if (parts.front().starts_with("."))
-            return "a dot-directory of the home (~/" + parts.front() + ": settings, keys, an agent's or toolcage's "
-                   "own files) cannot be a work root" + fix;
+            return "a dot-directory of the home (~/" + parts.front() +
+                   ": settings, keys, an agent's or toolcage's "
+                   "own files) cannot be a work root" +
+                   fix;
         return "";
     }
     if (parts.empty()) return "/ cannot be a work root" + fix;
-    static const std::set<std::string> shared = {"bin",  "boot", "dev",  "etc", "home", "lib", "lib64", "media", "mnt",
-                                                 "opt",  "proc", "root", "run", "sbin", "srv", "sys", "tmp",   "usr",
-                                                 "var"};
+    static const std::set<std::string> shared = {
+        "bin",  "boot", "dev", "etc",  "home", "lib", "lib64", "media", "mnt", "opt",
+        "proc", "root", "run", "sbin", "srv",  "sys", "tmp",   "usr",   "var"};
     if (parts.size() == 1 && shared.count(parts.front()))
-        return "/" + parts.front() + " is shared by every user and program (or holds their homes), so it cannot be a "
-               "work root" + fix;
+        return "/" + parts.front() +
+               " is shared by every user and program (or holds their homes), so it cannot be a "
+               "work root" +
+               fix;
     const std::string top = parts.front();
     if ((top == "home" && parts.size() == 2) || (top == "root" && parts.size() == 1))
-        return r + " is a home, which a step could write all of; name a directory of its own in it (\"~/work\")";
-    if (top == "usr" || top == "etc" || top == "proc" || top == "sys" || top == "dev" || top == "boot" ||
-        top == "bin" || top == "sbin" || top == "lib" || top == "lib64")
-        return "/" + top + " holds the system's programs and settings, which no step may write" + fix;
+        return r +
+               " is a home, which a step could write all of; name a directory of its own in it "
+               "(\"~/work\")";
+    if (top == "usr" || top == "etc" || top == "proc" || top == "sys" || top == "dev" ||
+        top == "boot" || top == "bin" || top == "sbin" || top == "lib" || top == "lib64")
+        return "/" + top + " holds the system's programs and settings, which no step may write" +
+               fix;
     for (const auto& part : parts)
         if (part.starts_with("."))
-            return "a dot-directory (" + part + ": settings, keys, an agent's or toolcage's own files) cannot be a "
-                   "work root" + fix;
+            return "a dot-directory (" + part +
+                   ": settings, keys, an agent's or toolcage's own files) cannot be a "
+                   "work root" +
+                   fix;
     return "";
 }
 
@@ -493,33 +555,40 @@ void check_workspace(const json& w, const std::string& file, const std::string& 
         const json& r = w["roots"];
         need(r.is_array() && r.size() <= 64, r, file, at + "/roots",
              "must be an array of at most 64 directories: [\"~/work\"]");
-        for (size_t i = 0; i < r.size(); ++i) each([&] {
-            const json& e = r[i];
-            need(e.is_string(), e, file, at + "/roots/" + std::to_string(i), "must be a string: \"~/work\"");
-            if (std::string problem = root_problem(e.get<std::string>()); !problem.empty())
-                fail(file, at + "/roots/" + std::to_string(i), &e, problem);
-        });
+        for (size_t i = 0; i < r.size(); ++i)
+            each([&] {
+                const json& e = r[i];
+                need(e.is_string(), e, file, at + "/roots/" + std::to_string(i),
+                     "must be a string: \"~/work\"");
+                if (std::string problem = root_problem(e.get<std::string>()); !problem.empty())
+                    fail(file, at + "/roots/" + std::to_string(i), &e, problem);
+            });
     });
 }
 
 void validate_policy_json(const json& doc, const std::string& file) {
-    if (!doc.is_object()) fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
-    only_keys(doc, {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "mode",
-                    "overrides", "rules", "cage", "relay", "hermes", "workspace"},
+    if (!doc.is_object())
+        fail(file, "", nullptr, "a policy is a JSON object; start with {\"name\": \"…\"}");
+    only_keys(doc,
+              {"name", "extends", "description", "on_cage", "hermes_approve", "allow_runs", "mode",
+               "overrides", "rules", "cage", "relay", "hermes", "workspace"},
               file, "");
     each([&] {
         for (const char* k : {"name", "extends", "description"})
-            if (doc.contains(k)) need(doc[k].is_string(), doc[k], file, std::string("/") + k, "must be a string");
+            if (doc.contains(k))
+                need(doc[k].is_string(), doc[k], file, std::string("/") + k, "must be a string");
     });
     each([&] {
         for (const char* k : {"name", "extends"})
             if (doc.contains(k)) {
                 std::string s = doc[k].get<std::string>();
-                bool ok = !s.empty() && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
-                    return std::isalnum(c) || c == '-' || c == '_';
-                });
+                bool ok = !s.empty() && s.size() <= 64 &&
+                          std::all_of(s.begin(), s.end(), [](unsigned char c) {
+                              return std::isalnum(c) || c == '-' || c == '_';
+                          });
                 need(ok, doc[k], file, std::string("/") + k,
-                     "a policy name is letters, digits, '-' and '_' (extends names an installed policy, never a path)");
+                     "a policy name is letters, digits, '-' and '_' (extends names an installed "
+                     "policy, never a path)");
             }
     });
     each([&] {
@@ -536,28 +605,33 @@ void validate_policy_json(const json& doc, const std::string& file) {
     });
     each([&] {
         if (doc.contains("allow_runs"))
-            need(doc["allow_runs"] == "cage" || doc["allow_runs"] == "bare", doc["allow_runs"], file,
-                 "/allow_runs",
-                 "must be \"cage\" (allowed commands run in the read-only cage) or \"bare\" (as sent)");
+            need(doc["allow_runs"] == "cage" || doc["allow_runs"] == "bare", doc["allow_runs"],
+                 file, "/allow_runs",
+                 "must be \"cage\" (allowed commands run in the read-only cage) or \"bare\" (as "
+                 "sent)");
     });
     each([&] {
         if (doc.contains("mode")) {
             const json& m = doc["mode"];
             need(m.is_string() && (m == "enforce" || m == "audit"), m, file, "/mode",
-                 "use \"enforce\" (the default) or \"audit\" (allow every call, log what would have been "
+                 "use \"enforce\" (the default) or \"audit\" (allow every call, log what would "
+                 "have been "
                  "refused)");
         }
     });
     each([&] {
         if (doc.contains("overrides")) {
             const json& o = doc["overrides"];
-            need(o.is_object(), o, file, "/overrides", "must be an object of \"rule.id\": \"verdict\"");
-            for (auto it = o.begin(); it != o.end(); ++it) each([&] {
-                if (!is_rule_id(it.key()))
-                    fail(file, "/overrides/" + it.key(), nullptr,
-                         "not a rule id (lowercase letters, digits, '.', '-', '_'); `toolcage policy rules` lists them");
-                check_decision(*it, file, "/overrides/" + it.key());
-            });
+            need(o.is_object(), o, file, "/overrides",
+                 "must be an object of \"rule.id\": \"verdict\"");
+            for (auto it = o.begin(); it != o.end(); ++it)
+                each([&] {
+                    if (!is_rule_id(it.key()))
+                        fail(file, "/overrides/" + it.key(), nullptr,
+                             "not a rule id (lowercase letters, digits, '.', '-', '_'); `toolcage "
+                             "policy rules` lists them");
+                    check_decision(*it, file, "/overrides/" + it.key());
+                });
         }
     });
     each([&] {
@@ -596,7 +670,8 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
     Policy p;
     p.name = doc.value("name", "");
     p.description = doc.value("description", "");
-    if (doc.contains("on_cage")) p.on_cage = *decision_from_string(doc["on_cage"].get<std::string>());
+    if (doc.contains("on_cage"))
+        p.on_cage = *decision_from_string(doc["on_cage"].get<std::string>());
     p.hermes_approve = doc.value("hermes_approve", false);
     p.allow_runs = doc.value("allow_runs", p.allow_runs);
     p.mode = doc.value("mode", "enforce");
@@ -608,7 +683,8 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
             ExtraRule e;
             e.program = r["program"];
             e.words = r.value("words", std::vector<std::string>{});
-            e.id = r.contains("id") ? r["id"].get<std::string>() : derived_rule_id(e.program, e.words);
+            e.id =
+                r.contains("id") ? r["id"].get<std::string>() : derived_rule_id(e.program, e.words);
             e.args = r.value("args", std::vector<std::string>{});
             e.match = r.value("match", std::vector<std::string>{});
             e.not_match = r.value("not_match", std::vector<std::string>{});
@@ -630,6 +706,7 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
         cp.network = c.value("network", cp.network);
         cp.protected_paths = c.value("protected_paths", cp.protected_paths);
         cp.protect = c.value("protect", cp.protect);
+        cp.layer = c.value("layer", cp.layer);
         if (c.contains("limits")) {
             const json& l = c["limits"];
             cp.limits.nproc = l.value("nproc", cp.limits.nproc);
@@ -667,13 +744,16 @@ Policy policy_from_json(const json& doc, const std::string& /*file*/) {
     }
     if (doc.contains("hermes")) {
         const json& h = doc["hermes"];
-        if (h.contains("other_tools")) p.hermes.other_tools = *decision_from_string(h["other_tools"].get<std::string>());
+        if (h.contains("other_tools"))
+            p.hermes.other_tools = *decision_from_string(h["other_tools"].get<std::string>());
         p.hermes.allow_tools = h.value("allow_tools", p.hermes.allow_tools);
         for (const auto& c : kHermesChannels)
             if (h.contains(std::string(c.key)))
-                p.hermes.channels[std::string(c.key)] = *decision_from_string(h[std::string(c.key)].get<std::string>());
+                p.hermes.channels[std::string(c.key)] =
+                    *decision_from_string(h[std::string(c.key)].get<std::string>());
     }
-    if (doc.contains("workspace")) p.workspace.roots = doc["workspace"].value("roots", p.workspace.roots);
+    if (doc.contains("workspace"))
+        p.workspace.roots = doc["workspace"].value("roots", p.workspace.roots);
     return p;
 }
 
@@ -708,9 +788,15 @@ nlohmann::json policy_to_json(const Policy& p) {
     for (const auto& r : p.rules) {
         json paths = json::array();
         for (auto pc : r.paths) paths.push_back(std::string(to_string(pc)));
-        rules.push_back({{"id", r.id}, {"program", r.program}, {"words", r.words}, {"args", r.args},
-                         {"paths", paths}, {"verdict", std::string(to_string(r.decision))}, {"reason", r.reason},
-                         {"match", r.match}, {"not_match", r.not_match}});
+        rules.push_back({{"id", r.id},
+                         {"program", r.program},
+                         {"words", r.words},
+                         {"args", r.args},
+                         {"paths", paths},
+                         {"verdict", std::string(to_string(r.decision))},
+                         {"reason", r.reason},
+                         {"match", r.match},
+                         {"not_match", r.not_match}});
     }
     json overrides = json::object();
     for (const auto& [id, d] : p.overrides) overrides[id] = std::string(to_string(d));
@@ -728,17 +814,29 @@ nlohmann::json policy_to_json(const Policy& p) {
             {"overrides", overrides},
             {"rules", rules},
             {"cage",
-             {{"read", c.read}, {"write", c.write}, {"execute", c.execute}, {"env_keep", c.env_keep},
-              {"env_set", c.env_set}, {"min_abi", c.min_abi}, {"network", c.network},
-              {"protected_paths", c.protected_paths}, {"protect", c.protect},
+             {{"read", c.read},
+              {"write", c.write},
+              {"execute", c.execute},
+              {"env_keep", c.env_keep},
+              {"env_set", c.env_set},
+              {"min_abi", c.min_abi},
+              {"network", c.network},
+              {"protected_paths", c.protected_paths},
+              {"protect", c.protect},
+              {"layer", c.layer},
               {"limits",
-               {{"nproc", c.limits.nproc}, {"nofile", c.limits.nofile}, {"fsize_mb", c.limits.fsize_mb},
-                {"cpu_seconds", c.limits.cpu_seconds}, {"as_mb", c.limits.as_mb},
+               {{"nproc", c.limits.nproc},
+                {"nofile", c.limits.nofile},
+                {"fsize_mb", c.limits.fsize_mb},
+                {"cpu_seconds", c.limits.cpu_seconds},
+                {"as_mb", c.limits.as_mb},
                 {"memory_mb", c.limits.memory_mb}}}}},
             {"relay",
-             {{"enabled", p.relay.enabled}, {"allow", p.relay.allow},
+             {{"enabled", p.relay.enabled},
+              {"allow", p.relay.allow},
               {"credentialed", p.relay.credentialed},
-              {"allow_private", p.relay.allow_private}, {"allow_ranges", p.relay.allow_ranges},
+              {"allow_private", p.relay.allow_private},
+              {"allow_ranges", p.relay.allow_ranges},
               {"require_sni", p.relay.require_sni},
               {"upstream", p.relay.upstream},
               {"max_tunnels", p.relay.max_tunnels},
@@ -752,7 +850,8 @@ nlohmann::json policy_to_json(const Policy& p) {
 
 std::optional<SyslogTarget> read_syslog_url(const std::string& url, std::string& problem) {
     const std::string fix =
-        "; write tcp://IP:PORT (RFC 6587 framing), udp://IP:PORT or unix:/dev/log, e.g. tcp://127.0.0.1:6514";
+        "; write tcp://IP:PORT (RFC 6587 framing), udp://IP:PORT or unix:/dev/log, e.g. "
+        "tcp://127.0.0.1:6514";
     SyslogTarget t;
     if (url.starts_with("unix:")) {
         t.transport = "unix";
@@ -779,12 +878,16 @@ std::optional<SyslogTarget> read_syslog_url(const std::string& url, std::string&
     if (v6) host = host.substr(1, host.size() - 2);
     unsigned char buf[16];
     if (host.empty() || ::inet_pton(v6 ? AF_INET6 : AF_INET, host.c_str(), buf) != 1) {
-        problem = "the collector's host must be an IP address (IPv6 in brackets), not a name: a name would "
-                  "cost a DNS lookup in every hook call" + fix;
+        problem =
+            "the collector's host must be an IP address (IPv6 in brackets), not a name: a name "
+            "would "
+            "cost a DNS lookup in every hook call" +
+            fix;
         return std::nullopt;
     }
-    bool digits = !port.empty() && port.size() <= 5 &&
-                  std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); });
+    bool digits =
+        !port.empty() && port.size() <= 5 &&
+        std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c); });
     if (!digits || std::stoul(port) < 1 || std::stoul(port) > 65535) {
         problem = "the collector needs a port from 1 to 65535" + fix;
         return std::nullopt;
@@ -800,17 +903,21 @@ std::vector<std::string> fleet_setting_errors(const json& doc, const std::string
     t_errors = &errors;
     each([&] {
         if (!doc.is_object())
-            fail(file, "", nullptr, "the fleet setting is a JSON object: {\"log\": {\"syslog\": \"tcp://IP:PORT\"}}");
+            fail(file, "", nullptr,
+                 "the fleet setting is a JSON object: {\"log\": {\"syslog\": \"tcp://IP:PORT\"}}");
         only_keys(doc, {"log"}, file, "");
         if (!doc.contains("log")) return;
         const json& log = doc["log"];
-        need(log.is_object(), log, file, "/log", "must be an object: {\"syslog\": \"tcp://IP:PORT\"}");
+        need(log.is_object(), log, file, "/log",
+             "must be an object: {\"syslog\": \"tcp://IP:PORT\"}");
         only_keys(log, {"syslog"}, file, "/log");
         if (!log.contains("syslog")) return;
         const json& url = log["syslog"];
-        need(url.is_string(), url, file, "/log/syslog", "must be a string: tcp://IP:PORT, udp://IP:PORT or unix:/PATH");
+        need(url.is_string(), url, file, "/log/syslog",
+             "must be a string: tcp://IP:PORT, udp://IP:PORT or unix:/PATH");
         std::string problem;
-        if (!read_syslog_url(url.get<std::string>(), problem)) fail(file, "/log/syslog", &url, problem);
+        if (!read_syslog_url(url.get<std::string>(), problem))
+            fail(file, "/log/syslog", &url, problem);
     });
     t_errors = outer;
     return errors;

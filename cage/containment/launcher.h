@@ -43,7 +43,8 @@ struct CageSetup {
 // What the step's process writes to report_fd when a step fails.
 struct CageFailure {
     // 's': a hardening step failed; 'n': the private network namespace could not be made;
-    // 'x': exec failed; 'p': the step's PID and mount namespaces could not be set up
+    // 'x': exec failed; 'p': the step's PID and mount namespaces could not be set up;
+    // 'l': the step's layer could not be mounted (nothing of the step ran)
     char kind;
     int err;
     char call[500];

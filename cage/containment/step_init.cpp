@@ -1,6 +1,7 @@
 #include "cage/containment/step_init.h"
 
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,9 +15,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <vector>
-
-#include <linux/mount.h>
 
 #include "cage/containment/landlock_uapi.h"
 #include "cage/containment/launcher.h"
@@ -56,7 +56,8 @@ int write_file(const char* path, const std::string& text) {
 // non-dumpable, which gives our /proc files to root: dumpable while the maps are written.
 void map_ids(const CageSetup& s) {
     ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-    if (int e = write_file("/proc/self/setgroups", "deny")) fail(s, e, "write(\"/proc/self/setgroups\", \"deny\")");
+    if (int e = write_file("/proc/self/setgroups", "deny"))
+        fail(s, e, "write(\"/proc/self/setgroups\", \"deny\")");
     if (int e = write_file("/proc/self/gid_map", s.ns.gid_map))
         fail(s, e, "write(\"/proc/self/gid_map\", \"" + s.ns.gid_map + "\")");
     if (int e = write_file("/proc/self/uid_map", s.ns.uid_map))
@@ -74,11 +75,12 @@ void add_rule(const CageSetup& s, const char* path, std::uint64_t access) {
     ::close(fd);
 }
 
-void do_mount(const CageSetup& s, const char* source, const char* target, const char* type, unsigned long flags,
-              const std::string& data) {
+void do_mount(const CageSetup& s, const char* source, const char* target, const char* type,
+              unsigned long flags, const std::string& data) {
     if (::mount(source, target, type, flags, data.empty() ? nullptr : data.c_str()) != 0)
-        fail(s, errno, std::string("mount(\"") + source + "\", \"" + target + "\", \"" + (type ? type : "") + "\", \"" +
-                           data + "\")");
+        fail(s, errno,
+             std::string("mount(\"") + source + "\", \"" + target + "\", \"" + (type ? type : "") +
+                 "\", \"" + data + "\")");
 }
 
 // The cover's text in a file of the private /dev/shm, mounted over the target and unlinked (the
@@ -107,6 +109,48 @@ int set_mount_attr(const char* path, unsigned flags, std::uint64_t set, std::uin
     return ::syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &attr, sizeof attr) == 0 ? 0 : errno;
 }
 
+// A layer rule: the path opened in the merged view (O_PATH), its rights masked for a file as
+// the supervisor masks its own (cage/containment/landlock.cpp); a path that does not exist is
+// skipped, as the supervisor skips it.
+void add_layer_rule(const CageSetup& s, const std::string& path, std::uint64_t access) {
+    if (s.landlock_fd < 0 || access == 0) return;
+    int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        ::close(fd);
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) access &= ll::kFsFileRights;
+    ll::PathBeneathAttr attr{access, fd};
+    int rc = access ? static_cast<int>(
+                          ::syscall(ll::kSysAddRule, s.landlock_fd, ll::kRulePathBeneath, &attr, 0))
+                    : 0;
+    int err = errno;
+    ::close(fd);
+    if (rc != 0) fail(s, err, "landlock_add_rule(\"" + path + "\") in the step's layer");
+}
+
+// The step's layer over the workspace. A refusal here is reported as kind 'l': nothing of the
+// step ran, and the supervisor starts it again on the snapshot.
+void mount_layer(const CageSetup& s) {
+    if (s.ns.layer_target.empty()) return;
+    const std::string opts =
+        layer_mount_options(s.ns.layer_target, s.ns.layer_upper, s.ns.layer_work);
+    if (opts.empty() ||
+        ::mount("overlay", s.ns.layer_target.c_str(), "overlay", 0, opts.c_str()) != 0) {
+        CageFailure f{};
+        f.kind = 'l';
+        f.err = opts.empty() ? EINVAL : errno;
+        const std::string call =
+            "mount(\"overlay\", \"" + s.ns.layer_target + "\", \"overlay\", \"" + opts + "\")";
+        std::strncpy(f.call, call.c_str(), sizeof f.call - 1);
+        ssize_t n = ::write(s.report_fd, &f, sizeof f);
+        (void)n;
+        ::_exit(127);
+    }
+}
+
 // Every mount read-only (one call for the whole tree), then each write grant bound over itself
 // and made writable again: what bubblewrap's read-only binds do. A grant whose own file system
 // is read-only (locked by the kernel: EPERM) stays so; one that does not exist is skipped.
@@ -127,7 +171,10 @@ void make_read_only_but_grants(const CageSetup& s) {
 // in /dev/pts are out of reach), and their Landlock rules land on the new mounts.
 void mount_private_filesystems(const CageSetup& s) {
     do_mount(s, "none", "/", nullptr, MS_REC | MS_PRIVATE, "");
+    // Before the read-only pass: the overlay takes a private, writable clone of its upper's mount.
+    mount_layer(s);
     make_read_only_but_grants(s);
+    for (const auto& [path, access] : s.ns.layer_rules) add_layer_rule(s, path, access);
     do_mount(s, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "");
     add_rule(s, "/proc", s.ns.proc_access);
     do_mount(s, "tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -135,7 +182,8 @@ void mount_private_filesystems(const CageSetup& s) {
     add_rule(s, "/dev/shm", s.ns.dev_access);
     struct stat st {};
     if (::stat("/dev/pts", &st) == 0 && S_ISDIR(st.st_mode) && ::stat("/dev/ptmx", &st) == 0) {
-        do_mount(s, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620");
+        do_mount(s, "devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+                 "newinstance,ptmxmode=0666,mode=0620");
         do_mount(s, "/dev/pts/ptmx", "/dev/ptmx", nullptr, MS_BIND, "");
         add_rule(s, "/dev/pts", s.ns.dev_access);
         add_rule(s, "/dev/ptmx", s.ns.dev_access & ll::kFsFileRights);
@@ -192,12 +240,14 @@ void die_with_supervisor(const CageSetup& s) {
 // Every descriptor but those the step's process needs: the supervisor's own must not live on in
 // us (its journal's lock, held by the open file, would outlive a killed supervisor).
 void close_other_fds(const CageSetup& s) {
-    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel, s.stderr_fd, s.end_fd, s.ns.go_fd};
+    std::vector<int> keep = {s.report_fd, s.landlock_fd, s.network.channel,
+                             s.stderr_fd, s.end_fd,      s.ns.go_fd};
     std::sort(keep.begin(), keep.end());
     unsigned from = 3;
     for (int k : keep) {
         if (k < static_cast<int>(from)) continue;
-        if (static_cast<unsigned>(k) > from) ::syscall(SYS_close_range, from, static_cast<unsigned>(k) - 1, 0U);
+        if (static_cast<unsigned>(k) > from)
+            ::syscall(SYS_close_range, from, static_cast<unsigned>(k) - 1, 0U);
         from = static_cast<unsigned>(k) + 1;
     }
     ::syscall(SYS_close_range, from, ~0U, 0U);
@@ -234,7 +284,8 @@ void close_other_fds(const CageSetup& s) {
 
 }  // namespace
 
-StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_access, long shm_mb) {
+StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_access,
+                                  long shm_mb) {
     StepNamespace n;
     n.enabled = true;
     n.uid_map = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
@@ -242,8 +293,9 @@ StepNamespace plan_step_namespace(std::uint64_t handled_fs, std::uint64_t proc_a
     n.proc_access = proc_access & handled_fs;
     // Read and write files, list, create and remove entries: what POSIX shared memory,
     // semaphores and pseudo-terminals need; nothing to execute.
-    n.dev_access = handled_fs & (ll::kFsReadFile | ll::kFsReadDir | ll::kFsWriteFile | ll::kFsTruncate |
-                                 ll::kFsIoctlDev | ll::kFsMakeReg | ll::kFsRemoveFile);
+    n.dev_access =
+        handled_fs & (ll::kFsReadFile | ll::kFsReadDir | ll::kFsWriteFile | ll::kFsTruncate |
+                      ll::kFsIoctlDev | ll::kFsMakeReg | ll::kFsRemoveFile);
     if (shm_mb > 0) n.shm_mb = shm_mb;
     n.cover_access = handled_fs & ll::kFsReadFile;
     return n;
@@ -254,7 +306,8 @@ pid_t start_step_in_namespace(const CageSetup& setup) {
     // share our memory (CLONE_VM), and it has no stack of its own to be given.
     long pid = -1;
     if (setup.ns.private_network) {
-        pid = ::syscall(SYS_clone, kNamespaces | CLONE_NEWNET | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+        pid = ::syscall(SYS_clone, kNamespaces | CLONE_NEWNET | SIGCHLD, nullptr, nullptr, nullptr,
+                        nullptr);
         if (pid == 0) run_init(setup);
         if (pid > 0) return static_cast<pid_t>(pid);
         // A kernel that refuses the network namespace alone (net namespaces limited to 0): the
@@ -277,16 +330,21 @@ bool probe_step_namespace(unsigned long extra, bool read_only, std::string* why)
     }
     std::string uid = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
     std::string gid = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
-    long pid = ::syscall(SYS_clone, kNamespaces | extra | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+    long pid =
+        ::syscall(SYS_clone, kNamespaces | extra | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
     if (pid == 0) {
         ::close(pipefd[0]);
         int err = 0;
         std::string what;
         ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-        if ((err = write_file("/proc/self/setgroups", "deny"))) what = "write(\"/proc/self/setgroups\")";
-        else if ((err = write_file("/proc/self/gid_map", gid))) what = "write(\"/proc/self/gid_map\")";
-        else if ((err = write_file("/proc/self/uid_map", uid))) what = "write(\"/proc/self/uid_map\")";
-        else if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) err = errno, what = "mount(\"/\", MS_PRIVATE)";
+        if ((err = write_file("/proc/self/setgroups", "deny")))
+            what = "write(\"/proc/self/setgroups\")";
+        else if ((err = write_file("/proc/self/gid_map", gid)))
+            what = "write(\"/proc/self/gid_map\")";
+        else if ((err = write_file("/proc/self/uid_map", uid)))
+            what = "write(\"/proc/self/uid_map\")";
+        else if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+            err = errno, what = "mount(\"/\", MS_PRIVATE)";
         else if (read_only && (err = set_mount_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY, 0)))
             what = "mount_setattr(\"/\", AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
         else if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
@@ -302,7 +360,11 @@ bool probe_step_namespace(unsigned long extra, bool read_only, std::string* why)
     if (pid < 0) {
         int err = errno;
         ::close(pipefd[0]);
-        if (why) *why = syscall_error(extra ? "clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET)" : "clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", err);
+        if (why)
+            *why = syscall_error(
+                extra ? "clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET)"
+                      : "clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)",
+                err);
         return false;
     }
     char buf[512];
@@ -317,10 +379,95 @@ bool probe_step_namespace(unsigned long extra, bool read_only, std::string* why)
 
 }  // namespace
 
-bool can_make_step_namespace(std::string* why) { return probe_step_namespace(0, false, why); }
+bool can_make_step_namespace(std::string* why) {
+    return probe_step_namespace(0, false, why);
+}
 
-bool can_make_step_network(std::string* why) { return probe_step_namespace(CLONE_NEWNET, false, why); }
+std::string layer_mount_options(const std::string& lower, const std::string& upper,
+                                const std::string& work) {
+    for (const auto* p : {&lower, &upper, &work})
+        if (p->empty() || p->find_first_of(",:\\\n") != std::string::npos) return {};
+    return "lowerdir=" + lower + ",upperdir=" + upper + ",workdir=" + work + ",userxattr";
+}
 
-bool can_make_mounts_read_only(std::string* why) { return probe_step_namespace(0, true, why); }
+bool can_make_step_layer(const std::string& state_dir, std::string* why) {
+    if (state_dir.empty()) {
+        if (why) *why = "no state directory for the layer's upper directory";
+        return false;
+    }
+    char tmpl[] = "/layer-probe-XXXXXX";
+    std::string base = state_dir + tmpl;
+    if (!::mkdtemp(base.data())) {
+        if (why) *why = syscall_error("mkdtemp(\"" + base + "\")", errno);
+        return false;
+    }
+    const std::string lower = base + "/lower", upper = base + "/upper", work = base + "/work";
+    for (const auto* d : {&lower, &upper, &work}) ::mkdir(d->c_str(), 0700);
+    const std::string opts = layer_mount_options(lower, upper, work);
+    int pipefd[2];
+    bool ok = false;
+    if (opts.empty()) {
+        if (why)
+            *why = state_dir +
+                   " holds a character the overlay's options cannot carry (',', ':' or '\\')";
+    } else if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+        if (why) *why = syscall_error("pipe2()", errno);
+    } else {
+        std::string uid = std::to_string(::geteuid()) + " " + std::to_string(::geteuid()) + " 1\n";
+        std::string gid = std::to_string(::getegid()) + " " + std::to_string(::getegid()) + " 1\n";
+        long pid = ::syscall(SYS_clone, kNamespaces | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+        if (pid == 0) {
+            ::close(pipefd[0]);
+            int err = 0;
+            std::string what;
+            ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+            if ((err = write_file("/proc/self/setgroups", "deny")))
+                what = "write(\"/proc/self/setgroups\")";
+            else if ((err = write_file("/proc/self/gid_map", gid)))
+                what = "write(\"/proc/self/gid_map\")";
+            else if ((err = write_file("/proc/self/uid_map", uid)))
+                what = "write(\"/proc/self/uid_map\")";
+            else if (::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+                err = errno, what = "mount(\"/\", MS_PRIVATE)";
+            else if (::mount("overlay", lower.c_str(), "overlay", 0, opts.c_str()) != 0)
+                err = errno,
+                what = "mount(\"overlay\", \"" + lower + "\", \"overlay\", \"" + opts + "\")";
+            if (err) {
+                std::string msg = syscall_error(what, err);
+                ssize_t n = ::write(pipefd[1], msg.data(), msg.size());
+                (void)n;
+            }
+            ::_exit(err ? 1 : 0);
+        }
+        ::close(pipefd[1]);
+        if (pid < 0) {
+            if (why)
+                *why = syscall_error("clone(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS)", errno);
+        } else {
+            char buf[700];
+            ssize_t n = ::read(pipefd[0], buf, sizeof buf);
+            int status = 0;
+            ::waitpid(static_cast<pid_t>(pid), &status, 0);
+            ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            if (!ok && why)
+                *why = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "the probe died";
+        }
+        ::close(pipefd[0]);
+    }
+    // The probe's directories, with whatever the overlay's work directory holds.
+    // (overlayfs leaves work/work without any permission bits).
+    ::chmod((work + "/work").c_str(), 0700);
+    std::error_code ec;
+    std::filesystem::remove_all(base, ec);
+    return ok;
+}
+
+bool can_make_step_network(std::string* why) {
+    return probe_step_namespace(CLONE_NEWNET, false, why);
+}
+
+bool can_make_mounts_read_only(std::string* why) {
+    return probe_step_namespace(0, true, why);
+}
 
 }  // namespace toolcage::cage

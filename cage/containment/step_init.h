@@ -41,6 +41,15 @@ struct StepNamespace {
     // a relay on the host's network, where Landlock refuses TCP but /proc/net would show the
     // host's sockets. Dropped, and the step goes on without it, where the kernel refuses it.
     bool private_network = false;
+    // The step's layer (cage/integrity/step_layer.h): an overlay mounted on `layer_target` (the
+    // workspace) with it as the lower layer and `layer_upper`/`layer_work` (in toolcage's state,
+    // which no step reaches) as the upper, before anything is made read-only, so that the step
+    // writes into the layer and never into the workspace. Empty: no layer. The Landlock rules
+    // for paths at or below the workspace (`layer_rules`: path and rights) are added here, after
+    // the mount: a rule binds to an inode, and the step sees the overlay's, not the workspace's.
+    // A mount that fails is reported as kind 'l' (the step then runs on the snapshot).
+    std::string layer_target, layer_upper, layer_work;
+    std::vector<std::pair<std::string, std::uint64_t>> layer_rules;
     // The init's end of a socket pair on which the supervisor sends one byte once it has added the
     // policy's path rules to the ruleset (it does so while the init sets up): the step starts
     // only then; EOF means the supervisor failed, and the init ends running nothing.
@@ -69,5 +78,13 @@ bool can_make_step_namespace(std::string* why);
 // every mount be made read-only in them; `why` says why not.
 bool can_make_step_network(std::string* why);
 bool can_make_mounts_read_only(std::string* why);
+
+// For `toolcage doctor`: whether a step's layer can be mounted with its upper directory in
+// `state_dir` (an overlay in the step's user namespace, userxattr); `why` says why not.
+bool can_make_step_layer(const std::string& state_dir, std::string* why);
+
+// The overlay's options for a layer; "" when a path holds a character the options cannot carry
+// (',', ':', '\\' or a newline): then the step runs without a layer.
+std::string layer_mount_options(const std::string& lower, const std::string& upper, const std::string& work);
 
 }  // namespace toolcage::cage

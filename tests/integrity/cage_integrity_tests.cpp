@@ -130,7 +130,7 @@ TEST_CASE("each planting by a caged step is undone, reported and fails the run",
     const std::string config = w.read(".git/config");
     const ino_t git_ino = inode(w.ws / ".git");
 
-    Result r = w.caged(t.script(w) + " && echo planted && exit 0", w.policy());
+    Result r = w.caged(t.script(w) + " && echo planted && exit 0", w.snapshot_policy());
     INFO(r.out);
     CHECK(r.out.find("planted") != std::string::npos);
     CHECK(r.status == toolcage::cage::kTamperExit);
@@ -174,7 +174,7 @@ TEST_CASE("one step planting everything: all undone, each reported once", "[inte
     std::string script = plant_fsmonitor(w) + " && " + plant_hook(w) + " && " + plant_claude(w) + " && " +
                          plant_mcp(w) + " && " + plant_gitmodules(w) + " && " + plant_new_git(w) +
                          " && echo ordinary > notes.txt; exit 9";
-    Result r = w.caged(script, w.policy());
+    Result r = w.caged(script, w.snapshot_policy());
     INFO(r.out);
     CHECK(r.status == toolcage::cage::kTamperExit);
     CHECK(r.out.find("the step's own was 9") != std::string::npos);

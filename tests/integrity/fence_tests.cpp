@@ -355,7 +355,7 @@ TEST_CASE("SIGKILL of the supervisor: the daemon dies, the next run restores", "
     for (As who : {As::root, As::nobody}) {
         DYNAMIC_SECTION(name_of(who)) {
             Workspace w(who);
-            std::string policy = w.policy();
+            std::string policy = w.snapshot_policy();
             bool pidns = namespaces_available(who);
             Background step(run_argv(w, policy, daemon_script(w)), w.env(), w.ws.string(), w.base / "step.out");
             start_daemon_step(w, step);
@@ -387,7 +387,7 @@ TEST_CASE("SIGTERM of the supervisor: the step and its daemon end, the restore i
     for (As who : {As::root, As::nobody}) {
         DYNAMIC_SECTION(name_of(who)) {
             Workspace w(who);
-            std::string policy = w.policy();
+            std::string policy = w.snapshot_policy();
             if (!namespaces_available(who)) {
                 WARN("skipped: no PID namespace here (the SIGKILL case covers the journal)");
                 continue;
@@ -438,7 +438,7 @@ TEST_CASE("the hook finishes a killed step's restore before it decides", "[fence
     for (As who : {As::root, As::nobody}) {
         DYNAMIC_SECTION(name_of(who)) {
             Workspace w(who);
-            std::string policy = w.policy();
+            std::string policy = w.snapshot_policy();
             Background step(run_argv(w, policy, daemon_script(w)), w.env(), w.ws.string(), w.base / "step.out");
             start_daemon_step(w, step);
             pid_t daemon = find_daemon(w);

@@ -53,7 +53,7 @@ TEST_CASE("core.hooksPath inside the workspace: a step's change to the hooks is 
     if (hooks_path == ".husky/_") w.put(".husky/_/pre-commit", "#!/bin/sh\nexec \"$(dirname \"$0\")/../pre-commit\"\n", 0755);
     w.own();
     REQUIRE(w.git({"config", "core.hooksPath", hooks_path}).status == 0);
-    const std::string policy = w.policy();
+    const std::string policy = w.snapshot_policy();
 
     // The legitimate path: a step that does not touch the hooks; the user's hook still runs.
     Result ok = w.caged("echo work > work.txt", policy);

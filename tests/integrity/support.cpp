@@ -1,5 +1,4 @@
 #include "support.h"
-#include "tests/other_user.h"
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -14,10 +13,13 @@
 #include <sstream>
 
 #include "../hook/run_binary.h"
+#include "tests/other_user.h"
 
 namespace integrity {
 
-const char* name_of(As who) { return who == As::root ? "root" : "nobody"; }
+const char* name_of(As who) {
+    return who == As::root ? "root" : "nobody";
+}
 
 Result run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
            const std::string& cwd) {
@@ -90,7 +92,9 @@ Workspace::~Workspace() {
     fs::remove(log_file(), ec);
 }
 
-std::string state_dir_of(As who) { return testsupport::state_dir_for(testsupport::case_uid(who == As::nobody)); }
+std::string state_dir_of(As who) {
+    return testsupport::state_dir_for(testsupport::case_uid(who == As::nobody));
+}
 
 std::string Workspace::log_file() const {
     return state_dir_of(who) + "/test-" + base.filename().string() + ".jsonl";
@@ -126,15 +130,17 @@ Result Workspace::caged(const std::string& script, const std::string& policy_fil
                         const std::map<std::string, std::string>& extra_env) const {
     auto e = env();
     for (const auto& [k, v] : extra_env) e[k] = v;
-    return run(as_user(who, {testsupport::reachable(TOOLCAGE_BIN), "run", "--policy", policy_file, "--workdir", ws.string(), "--",
-                             "/bin/sh", "-c", script}),
+    return run(as_user(who, {testsupport::reachable(TOOLCAGE_BIN), "run", "--policy", policy_file,
+                             "--workdir", ws.string(), "--", "/bin/sh", "-c", script}),
                e, ws.string());
 }
 
 std::string Workspace::policy(bool drop_protected, const std::string& protect) const {
     std::ifstream f(std::string(TOOLCAGE_SOURCE_DIR) + "/profiles/default.json");
     nlohmann::json p = nlohmann::json::parse(f, nullptr, true, true);
-    p["name"] = drop_protected ? "integrity-floor" : protect == "check" ? "integrity-test" : "integrity-" + protect;
+    p["name"] = drop_protected       ? "integrity-floor"
+                : protect == "check" ? "integrity-test"
+                                     : "integrity-" + protect;
     if (drop_protected) p["cage"].erase("protected_paths");
     p["cage"]["protect"] = protect;
     fs::path file = base / (std::string(p["name"]) + ".json");
@@ -143,11 +149,32 @@ std::string Workspace::policy(bool drop_protected, const std::string& protect) c
     return file.string();
 }
 
+std::string Workspace::snapshot_policy() const {
+    const std::string file = policy();
+    std::ifstream f(file);
+    nlohmann::json p = nlohmann::json::parse(f);
+    p["cage"]["layer"] = "off";
+    std::ofstream(file) << p.dump(2);
+    ::chmod(file.c_str(), 0644);
+    return file;
+}
+
+std::string Workspace::layer_policy() const {
+    const std::string file = policy();
+    std::ifstream f(file);
+    nlohmann::json p = nlohmann::json::parse(f);
+    p["cage"]["layer"] = "auto";
+    std::ofstream(file) << p.dump(2);
+    ::chmod(file.c_str(), 0644);
+    return file;
+}
+
 void Workspace::own() const {
     if (who == As::root) return;
     ::lchown(ws.c_str(), 65534, 65534);
     ::lchown(home.c_str(), 65534, 65534);
-    for (const auto& e : fs::recursive_directory_iterator(ws)) ::lchown(e.path().c_str(), 65534, 65534);
+    for (const auto& e : fs::recursive_directory_iterator(ws))
+        ::lchown(e.path().c_str(), 65534, 65534);
 }
 
 namespace {
@@ -178,11 +205,12 @@ std::string Workspace::policy_with(const std::string& name, const nlohmann::json
 }
 
 Result Workspace::hook(const std::map<std::string, std::string>& environment) const {
-    nlohmann::json payload = {{"session_id", "s"},    {"transcript_path", "/dev/null"}, {"cwd", ws.string()},
-                              {"hook_event_name", "PreToolUse"}, {"tool_name", "Bash"},
-                              {"tool_input", {{"command", "ls"}}}};
+    nlohmann::json payload = {{"session_id", "s"},   {"transcript_path", "/dev/null"},
+                              {"cwd", ws.string()},  {"hook_event_name", "PreToolUse"},
+                              {"tool_name", "Bash"}, {"tool_input", {{"command", "ls"}}}};
     // Nobody runs a copy it can reach: the build tree may lie where only its owner enters.
-    const std::string toolcage = who == As::nobody ? testsupport::reachable(TOOLCAGE_BIN) : TOOLCAGE_BIN;
+    const std::string toolcage =
+        who == As::nobody ? testsupport::reachable(TOOLCAGE_BIN) : TOOLCAGE_BIN;
     std::vector<std::string> args = as_user(who, {toolcage, "hook", "--agent", "claude"});
     const std::string bin = args.front();
     args.erase(args.begin());

@@ -63,6 +63,11 @@ struct Workspace {
     // The shipped default policy, renamed, written to base (readable by everyone); `drop_protected`
     // leaves cage.protected_paths out to show the built-in list; `protect` is cage.protect.
     std::string policy(bool drop_protected = false, const std::string& protect = "check") const;
+    // policy() with cage.layer "off": the step writes in place and the snapshot and restore judge
+    // it, for the tests of that mechanism (layer_tests.cpp has the layer's).
+    std::string snapshot_policy() const;
+    // policy() with cage.layer "auto": the step writes into a layer where the kernel allows it.
+    std::string layer_policy() const;
     // That policy named `name`, with `patch` merged into it as `extends` merges (objects merge,
     // lists add), written to base.
     std::string policy_with(const std::string& name, const nlohmann::json& patch) const;
