@@ -55,8 +55,10 @@ void random_serial(X509* cert) {
     if (RAND_bytes(bytes, sizeof bytes) != 1) fail("RAND_bytes");
     bytes[0] &= 0x7f;  // positive
     BIGNUM* bn = BN_bin2bn(bytes, sizeof bytes, nullptr);
-    ASN1_INTEGER_free(X509_get_serialNumber(cert));
-    X509_set_serialNumber(cert, BN_to_ASN1_INTEGER(bn, nullptr));
+    // X509_set_serialNumber copies: the integer made here is ours to free.
+    ASN1_INTEGER* serial = BN_to_ASN1_INTEGER(bn, nullptr);
+    X509_set_serialNumber(cert, serial);
+    ASN1_INTEGER_free(serial);
     BN_free(bn);
 }
 

@@ -449,10 +449,13 @@ TEST_CASE("a caged step cannot land held changes, its own or another's", "[held]
                                w.policy_with("land-in-cage", {{"cage", {{"read", {bin}}, {"execute", {bin}}}}}));
             INFO(r.out);
             CHECK(r.status != 0);
+#if !defined(__SANITIZE_ADDRESS__)
             // Refused for the state directory it cannot reach (or, where the step's own state
-            // directory is another, for a step it does not know).
+            // directory is another, for a step it does not know). A sanitizer build of toolcage
+            // cannot start at all under the step's address-space limit (no room for its shadow).
             CHECK((r.out.find("not from inside a caged step") != std::string::npos ||
                    r.out.find("no step " + step) != std::string::npos));
+#endif
             CHECK_FALSE(present(w.ws / ".npmrc"));
             Result list = tc(w, {"changes", "--step", step, "--json"});
             CHECK(json::parse(list.out)[0]["held"][0]["state"] == "held");
@@ -529,7 +532,8 @@ TEST_CASE("a landing killed half-way leaves each path before or after, and the n
                     CHECK(e.path().filename().string().find(".toolcage-") == std::string::npos);
                 }
                 Result list = tc(w, {"changes", "--step", step, "--json"});
-                for (const auto& h : json::parse(list.out)[0]["held"]) CHECK(h["state"] == "landed");
+                const json listed = json::parse(list.out);  // kept: the loop reads inside it
+                for (const auto& h : listed[0]["held"]) CHECK(h["state"] == "landed");
             }
         }
     }
