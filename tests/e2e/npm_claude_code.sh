@@ -23,9 +23,13 @@ forget_claude_project() {
     rmdir -- /tmp/cc-socks "/tmp/cc-socks-$(id -u)" 2>/dev/null || true
     [ -n "${1:-}" ] && [ -d "$root" ] || return 0
     rm -rf -- "$root/$(printf '%s' "$1" | sed 's/[^A-Za-z0-9-]/-/g')" 2>/dev/null || true
-    # The empty probes of its file watcher that this test's run made (since this file was sourced).
-    find "$root" -mindepth 1 -maxdepth 1 -type d -name 'fswatch-probe-*' -newermt "@$CLAUDE_TEST_STARTED" \
-        -empty -delete 2>/dev/null || true
+    # The probes of its file watcher that this test's run made (since this file was sourced):
+    # empty, or holding only their probe file when a Claude Code was stopped before it took it.
+    local probe
+    while IFS= read -r probe; do
+        if [ -z "$(ls -A -- "$probe" | grep -vx probe)" ]; then rm -rf -- "$probe"; fi
+    done < <(find "$root" -mindepth 1 -maxdepth 1 -type d -name 'fswatch-probe-*' \
+        -newermt "@$CLAUDE_TEST_STARTED" 2>/dev/null)
     rmdir -- "$root" 2>/dev/null || true
 }
 
