@@ -22,20 +22,12 @@ namespace toolcage::cage {
 
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+using tree::Fd;
+using tree::kDirFlags;
 constexpr std::size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kTempPrefix = ".toolcage-hold-";
 
-struct Fd {
-    int fd = -1;
-    explicit Fd(int f = -1) : fd(f) {}
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-};
 
 using Entry = HoldPass::Entry;
 

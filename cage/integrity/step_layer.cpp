@@ -36,22 +36,14 @@ namespace toolcage::cage {
 
 namespace {
 
-constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+using tree::Fd;
+using tree::kDirFlags;
 // The bounds of a changeset, as the hold pass's walk has them: beyond, what is left is not
 // landed (and said so).
 constexpr std::size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kLandTemp = ".toolcage-layer-";
 
-struct Fd {
-    int fd = -1;
-    explicit Fd(int f = -1) : fd(f) {}
-    ~Fd() {
-        if (fd >= 0) ::close(fd);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-};
 
 std::string join(const std::string& dir, const std::string& name) {
     return dir.empty() ? name : dir + "/" + name;

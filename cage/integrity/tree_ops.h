@@ -2,13 +2,29 @@
 // through a symlink, so that a tree a step left cannot send them outside the workspace.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <string>
 #include <string_view>
 #include <utility>
 
 namespace toolcage::cage::tree {
+
+// How the tree's directories are opened: never through a symlink.
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+// A descriptor closed when it goes out of scope.
+struct Fd {
+    int fd = -1;
+    explicit Fd(int f = -1) : fd(f) {}
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+};
 
 // `rel`'s parent and last component ("a/b/c" -> {"a/b", "c"}; "c" -> {"", "c"}).
 std::pair<std::string, std::string> split(const std::string& rel);
