@@ -11,13 +11,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build-bench}
-WORK=$(mktemp -d /tmp/toolcage-relay-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+. "$ROOT/bench/relay_lib.sh"
+bench_work relay
 
 log() { echo "relay.sh: $*" >&2; }
 
@@ -33,18 +28,6 @@ RELAY=$BUILD/toolcage-relay
 CLIENT=$BUILD/bench/relay/relay_bench_client
 ulimit -n 16384
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-wait_listening() {  # port
-  for _ in $(seq 1 200); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    sleep 0.05
-  done
-  log "nothing listens on port $1"; return 1
-}
-
 # --- proxies: each starter prints "PORT PID" -----------------------------------------------
 start_ours() {  # echo_port sink_port
   local ready="$WORK/ours.ready"
@@ -52,8 +35,7 @@ start_ours() {  # echo_port sink_port
     --token-file "$WORK/token" --max-tunnels 4096 --log "$WORK/ours.log" --ready-fd 3 \
     3>"$ready" &
   local pid=$!
-  for _ in $(seq 1 200); do [[ -s $ready ]] && break; sleep 0.02; done
-  echo "$(head -1 "$ready") $pid"
+  echo "$(wait_ready "$ready") $pid"
 }
 
 start_tinyproxy() {
@@ -98,7 +80,7 @@ CONF
   echo "$port $pid"
 }
 
-head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/token"
+make_token
 TOKEN=$(cat "$WORK/token")
 
 # run_one NAME STARTER [client args...]: starts the client (which opens its target servers and

@@ -12,39 +12,27 @@ BEFORE=${1:?usage: bench/relay_handshake.sh RELAY_BEFORE RELAY_AFTER [rounds] [c
 AFTER=${2:?usage: bench/relay_handshake.sh RELAY_BEFORE RELAY_AFTER [rounds] [connects]}
 ROUNDS=${3:-5}
 CONNECTS=${4:-200}
-WORK=$(mktemp -d /tmp/toolcage-handshake-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/relay_lib.sh"
+bench_work handshake
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-# An ECDSA certificate keeps the server's own handshake cost small beside what is measured.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$WORK/key.pem" \
-  -out "$WORK/cert.pem" -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost 2>/dev/null
+make_tls_cert
 TLS_PORT=$(free_port)
 openssl s_server -accept "127.0.0.1:$TLS_PORT" -cert "$WORK/cert.pem" -key "$WORK/key.pem" \
   -naccept 1000000 -quiet >/dev/null 2>&1 </dev/null &
 PIDS+=($!)
-head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/token"
+make_token
 
 start_relay() {  # binary name: runs it in this shell (its pid kept), ready file WORK/name.ready
   "$1" --listen 127.0.0.1:0 --allow "localhost:$TLS_PORT" --allow-private \
     --token-file "$WORK/token" --log "$WORK/$2.log" --ready-fd 3 3>"$WORK/$2.ready" \
     >/dev/null 2>&1 &
   PIDS+=($!)
-  for _ in $(seq 1 200); do [[ -s $WORK/$2.ready ]] && break; sleep 0.02; done
 }
 start_relay "$BEFORE" before
 start_relay "$AFTER" after
-P_BEFORE=$(head -1 "$WORK/before.ready")
-P_AFTER=$(head -1 "$WORK/after.ready")
-for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$TLS_PORT") 2>/dev/null && break; sleep 0.05; done
+P_BEFORE=$(wait_ready "$WORK/before.ready")
+P_AFTER=$(wait_ready "$WORK/after.ready")
+wait_listening "$TLS_PORT"
 
 python3 - "$TLS_PORT" "$P_BEFORE" "$P_AFTER" "$(cat "$WORK/token")" "$WORK/cert.pem" \
   "$ROUNDS" "$CONNECTS" <<'PY'

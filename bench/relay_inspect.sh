@@ -11,20 +11,10 @@ set -euo pipefail
 RELAY=${1:?usage: bench/relay_inspect.sh RELAY [rounds] [connects]}
 ROUNDS=${2:-5}
 CONNECTS=${3:-100}
-WORK=$(mktemp -d /tmp/toolcage-inspect-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/relay_lib.sh"
+bench_work inspect
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$WORK/key.pem" \
-  -out "$WORK/cert.pem" -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost 2>/dev/null
+make_tls_cert
 mkdir "$WORK/www"
 echo ok >"$WORK/www/small"
 head -c $((32 * 1024 * 1024)) /dev/zero >"$WORK/www/big"
@@ -36,7 +26,7 @@ for port in "$PASS_PORT" "$INSPECT_PORT"; do
     -key "$WORK/key.pem" -WWW -naccept 1000000 -quiet >/dev/null 2>&1 </dev/null) &
   PIDS+=($!)
 done
-head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$WORK/token"
+make_token
 mkdir -m 0700 "$WORK/ca"
 cat >"$WORK/inspect.json" <<JSON
 {"ca_dir": "$WORK/ca", "inspect": ["localhost:$INSPECT_PORT"], "upstream_ca": "$WORK/cert.pem",
@@ -46,11 +36,8 @@ JSON
   --inspect-file "$WORK/inspect.json" --token-file "$WORK/token" --log "$WORK/relay.log" \
   --ready-fd 3 3>"$WORK/ready" >/dev/null 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 200); do [[ -s $WORK/ready ]] && break; sleep 0.02; done
-RELAY_PORT=$(head -1 "$WORK/ready")
-for port in "$PASS_PORT" "$INSPECT_PORT"; do
-  for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
-done
+RELAY_PORT=$(wait_ready "$WORK/ready")
+for port in "$PASS_PORT" "$INSPECT_PORT"; do wait_listening "$port"; done
 
 python3 - "$PASS_PORT" "$INSPECT_PORT" "$RELAY_PORT" "$(cat "$WORK/token")" "$WORK/cert.pem" \
   "$WORK/ca/ca.pem" "$ROUNDS" "$CONNECTS" <<'PY'
