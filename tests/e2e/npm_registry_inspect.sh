@@ -242,6 +242,6 @@ run_as root 1.0.0
 if [ "$(id -u)" = 0 ]; then
     run_as nobody 1.0.1
 else
-    echo "not root: the case as nobody runs as $(id -un) (done above)"
+    echo "not root: the one case above ran as $(id -un), an ordinary user"
 fi
 echo PASS
