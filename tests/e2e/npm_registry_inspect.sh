@@ -52,11 +52,15 @@ chmod -R a+rX "$CERTS"
 
 # verdaccio on a free loopback port, its config, storage and home in the work directory; no
 # uplink (nothing goes to the public registry); reads and publishes need a user's token.
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-REG="localhost:$PORT"
 REGISTRY="$WORK/registry"
 mkdir -p "$REGISTRY/home"
-cat > "$REGISTRY/config.yaml" <<YAML
+CURL=(curl -sS --max-time 10 --noproxy '*' --cacert "$CERTS/ca.pem")
+# start_verdaccio: on a port free a moment ago; false when it does not answer (another program
+# may have taken the port in between).
+start_verdaccio() {
+    PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    REG="localhost:$PORT"
+    cat > "$REGISTRY/config.yaml" <<YAML
 storage: $REGISTRY/storage
 auth:
   htpasswd:
@@ -76,16 +80,23 @@ https:
   cert: $CERTS/srv.pem
 log: {type: stdout, format: pretty, level: warn}
 YAML
-(cd "$REGISTRY" && exec env HOME="$REGISTRY/home" XDG_CONFIG_HOME="$REGISTRY/home" \
-    XDG_DATA_HOME="$REGISTRY/home" "$VERDACCIO_DIR/node_modules/.bin/verdaccio" \
-    --config "$REGISTRY/config.yaml" >"$REGISTRY/verdaccio.log" 2>&1) &
-BACKGROUND+=($!)
-CURL=(curl -sS --max-time 10 --noproxy '*' --cacert "$CERTS/ca.pem")
-for _ in $(seq 1 300); do
-    "${CURL[@]}" -o /dev/null "https://$REG/-/ping" 2>/dev/null && break
-    sleep 0.1
+    (cd "$REGISTRY" && exec env HOME="$REGISTRY/home" XDG_CONFIG_HOME="$REGISTRY/home" \
+        XDG_DATA_HOME="$REGISTRY/home" "$VERDACCIO_DIR/node_modules/.bin/verdaccio" \
+        --config "$REGISTRY/config.yaml" >"$REGISTRY/verdaccio.log" 2>&1) &
+    local pid=$!
+    BACKGROUND+=($pid)
+    for _ in $(seq 1 300); do
+        "${CURL[@]}" -o /dev/null "https://$REG/-/ping" 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    "${CURL[@]}" -o /dev/null "https://$REG/-/ping" 2>/dev/null || { kill "$pid" 2>/dev/null; return 1; }
+}
+started=0
+for _ in 1 2 3; do
+    if start_verdaccio; then started=1; break; fi
 done
-"${CURL[@]}" -o /dev/null "https://$REG/-/ping" || fail "verdaccio did not start: $(cat "$REGISTRY/verdaccio.log")"
+[ "$started" = 1 ] || fail "verdaccio did not start: $(cat "$REGISTRY/verdaccio.log")"
 
 # Another TLS server that wants a token of its own (the inspection tests' git server, serving no
 # repository): inspected, allowed, bound to no credential.
