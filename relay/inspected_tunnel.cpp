@@ -240,9 +240,15 @@ class Connection {
                                            s_.target.host);
             }
         if (hosts != 1) return refuse_with(400, "a request needs exactly one Host header");
-        if (const auto* rules = ictx_.rules_for(s_.target.host, s_.target.port))
-            if (auto r = judge_request(rules->first, rules->second, head.method, *path))
+        if (const auto* rules = ictx_.rules_for(s_.target.host, s_.target.port)) {
+            // The path read by a server that routes before it decodes (an encoded '/' kept):
+            // deny rules judge it too.
+            auto kept = decoded_request_path(head.target, problem, true);
+            if (!kept) return refuse_with(400, problem);
+            if (auto r = judge_request(rules->first, rules->second, head.method, *path,
+                                       *kept == *path ? std::string() : *kept))
                 return refuse_with(403, r->reason);
+        }
         CredentialOutcome c = apply_credentials(
             head.headers, head.target, ictx_.credential_for(s_.target.host, s_.target.port),
             ictx_.credentials, s_.target.authority());

@@ -24,7 +24,8 @@ std::string describe(const RelayRequestRule& r) {
 
 }  // namespace
 
-std::optional<std::string> decoded_request_path(std::string_view target, std::string& problem) {
+std::optional<std::string> decoded_request_path(std::string_view target, std::string& problem,
+                                                bool keep_encoded_slash) {
     if (target.empty() || target.front() != '/') {
         problem = "the request target is not a path (origin-form, /...)";
         return std::nullopt;
@@ -43,11 +44,11 @@ std::optional<std::string> decoded_request_path(std::string_view target, std::st
             return std::nullopt;
         }
         char c = static_cast<char>(hi * 16 + lo);
-        if (c == '\0' || c == '/') {
-            problem = "an encoded NUL or '/' in the path";
+        if (c == '\0') {
+            problem = "an encoded NUL in the path";
             return std::nullopt;
         }
-        out += c;
+        out += c == '/' && keep_encoded_slash ? std::string("%2F") : std::string(1, c);
         i += 2;
     }
     // Segments a server folds away would let a path slip past a rule written for its result.
@@ -65,10 +66,12 @@ std::optional<std::string> decoded_request_path(std::string_view target, std::st
 }
 
 std::optional<RuleRefusal> judge_request(const std::string& host, const RelayRequestRules& rules,
-                                         const std::string& method, const std::string& path) {
+                                         const std::string& method, const std::string& path,
+                                         const std::string& path_slashes_kept) {
     const std::string field = "relay.requests[\"" + host + "\"]";
     for (std::size_t i = 0; i < rules.deny.size(); ++i)
-        if (matches(rules.deny[i], method, path)) {
+        if (matches(rules.deny[i], method, path) ||
+            (!path_slashes_kept.empty() && matches(rules.deny[i], method, path_slashes_kept))) {
             std::string rule = field + ".deny[" + std::to_string(i) + "]";
             return RuleRefusal{rule, method + " " + path + " is refused by the policy's " + rule +
                                          " (" + describe(rules.deny[i]) + ")"};

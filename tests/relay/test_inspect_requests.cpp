@@ -96,7 +96,13 @@ TEST_CASE("request paths are decoded and dot segments refused before rules see t
     CHECK(decoded_request_path("/a/git-receive%2dpack?x=1", problem) == "/a/git-receive-pack");
     CHECK_FALSE(decoded_request_path("/a/../b", problem));
     CHECK_FALSE(decoded_request_path("/a/%2e%2e/b", problem));
-    CHECK_FALSE(decoded_request_path("/a%2fb", problem));
+    // npm's scoped names: an encoded '/' is read as '/', or kept as %2F when asked.
+    CHECK(decoded_request_path("/@scope%2fname", problem) == "/@scope/name");
+    CHECK(decoded_request_path("/@scope%2Fname", problem, true) == "/@scope%2Fname");
+    CHECK(decoded_request_path("/@scope%2fname", problem, true) == "/@scope%2Fname");
+    CHECK_FALSE(decoded_request_path("/a%2f..%2fb", problem));
+    CHECK_FALSE(decoded_request_path("/a%2f%2e%2e%2fb", problem));
+    CHECK_FALSE(decoded_request_path("/a%00b", problem));
     CHECK_FALSE(decoded_request_path("/a%0", problem));
     CHECK_FALSE(decoded_request_path("http://x/", problem));
 }
@@ -112,12 +118,45 @@ TEST_CASE("request rules: deny first, then an allow list if there is one", "[rel
     CHECK_FALSE(
         judge_request("git.example.com", read_only, "GET", "/org/repo.git/git-receive-pack"));
 
+    // A rule that would miss the path in one reading of its encoded '/' refuses it in the other.
+    toolcage::RelayRequestRules raw_deny{{}, {{"PUT", "/a?2Fb"}}};
+    CHECK(judge_request("h", raw_deny, "PUT", "/a/b", "/a%2Fb"));
+    CHECK_FALSE(judge_request("h", raw_deny, "PUT", "/a/b"));
+
     toolcage::RelayRequestRules allow_get{{{"GET", "/v1/*"}, {"*", "/health"}}, {}};
     CHECK_FALSE(judge_request("api", allow_get, "GET", "/v1/models"));
     CHECK_FALSE(judge_request("api", allow_get, "DELETE", "/health"));
     auto refused = judge_request("api", allow_get, "POST", "/v1/models");
     REQUIRE(refused);
     CHECK(refused->rule == "relay.requests[\"api\"].allow");
+}
+
+TEST_CASE("npm: publish only the named package, reads of any, scoped or not", "[relay][inspect]") {
+    // npm sends a publish as PUT /<name> and a scoped one as PUT /@scope%2fname; its reads as GET.
+    toolcage::RelayRequestRules publish_one{
+        {{"GET", "*"}, {"PUT", "/@toolcage/pkg"}, {"PUT", "/plain-pkg"}}, {}};
+    std::string problem;
+    auto judge = [&](const std::string& method, const std::string& target) {
+        auto path = decoded_request_path(target, problem);
+        auto kept = decoded_request_path(target, problem, true);
+        REQUIRE(path);
+        REQUIRE(kept);
+        return judge_request("registry", publish_one, method, *path, *kept == *path ? "" : *kept);
+    };
+    CHECK_FALSE(judge("PUT", "/@toolcage%2fpkg"));
+    CHECK_FALSE(judge("PUT", "/@toolcage%2Fpkg"));
+    CHECK_FALSE(judge("PUT", "/@toolcage/pkg"));
+    CHECK_FALSE(judge("PUT", "/plain-pkg"));
+    CHECK_FALSE(judge("GET", "/@other%2fdep"));
+    CHECK_FALSE(judge("GET", "/@other/dep/-/dep-1.0.0.tgz"));
+    for (const char* other : {"/@toolcage%2fother", "/other", "/@toolcage%2fpkg2", "/plain-pkg%2fx",
+                              "/-/package/plain-pkg/dist-tags/latest"}) {
+        INFO(other);
+        auto r = judge("PUT", other);
+        REQUIRE(r);
+        CHECK(r->rule == "relay.requests[\"registry\"].allow");
+    }
+    CHECK(judge("DELETE", "/plain-pkg/-rev/1-abc"));
 }
 
 TEST_CASE("http-parser reads keep-alive requests and re-chunks a chunked body",
