@@ -415,7 +415,10 @@ const std::string& step_id_of(const RunOptions& opt, Step& step) {
 void snapshot_hold_class(const RunOptions& opt, Step& step) {
     if (opt.read_only || step.no_workspace || step.layer || step.hold) return;
     const char* path = std::getenv("PATH");
-    step.hold.emplace(step.paths.workspace, step.protect, path ? path : "");
+    // The check's own list, with the places git runs code from it found (core.hooksPath): what
+    // it puts back is its, not the hold pass's to list as landed.
+    step.hold.emplace(step.paths.workspace, step.guard ? step.guard->paths() : step.protect,
+                      path ? path : "");
     // On disk before anything of the step runs: if we are killed, the next run or hook holds it.
     step.held_dir =
         begin_held_step({step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
@@ -479,7 +482,10 @@ void hold_changes(const RunOptions& opt, Step& step) {
 //    judges the protected paths as without a layer, and the step's version of each it put back
 //    is held too. Everything recorded under the step's id, the held changes said on stderr.
 int land_step_layer(const RunOptions& opt, Step& step, int step_status) {
-    LayerLanding how{step.paths.workspace, step.protect, "", true};
+    // The check's whole list (core.hooksPath's directory too): the layer lands those paths as
+    // copies, so that the step's version of each one the check puts back is still there to hold.
+    LayerLanding how{step.paths.workspace, step.guard ? step.guard->paths() : step.protect, "",
+                     true};
     if (const char* path = std::getenv("PATH")) how.path_env = path;
     LayerResult r = land_layer(*step.layer, how);
     for (const auto& p : r.problems) say("not landed: " + p);
