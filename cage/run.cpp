@@ -374,8 +374,11 @@ void plan_layer(const RunOptions& opt, Step& step) {
             const char* path = std::getenv("PATH");
             step.layer = begin_layer_step(
                 {step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
-                protected_paths(step.policy.cage.protected_paths), path ? path : "",
-                step.layer_lock);
+                // The check's whole list (core.hooksPath's directory too): a step whose
+                // supervisor is killed has what it changed there held, not landed.
+                step.guard ? step.guard->paths()
+                           : protected_paths(step.policy.cage.protected_paths),
+                path ? path : "", step.layer_lock);
         } catch (const Error& e) {
             step.layer_why = e.what();
             if (step.layer_lock >= 0) ::close(std::exchange(step.layer_lock, -1));
@@ -1038,8 +1041,8 @@ int run_caged(const RunOptions& opt) {
     Step step;
     load_policy_and_expand(opt, step);    // 1. policy, workspace, TMPDIR, placeholders
     finish_unfinished_steps(step);        //    what a killed step of this workspace left
-    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_protected_paths(opt, step);  //    the protected paths, to put back what changes
+    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_hold_class(opt, step);       //    without a layer: what configures how tools run
     probe_kernel_and_check(opt, step);    // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);            //    a private network namespace, or Landlock's rule

@@ -6,7 +6,10 @@
 // and after `toolcage land` the same change is in place and obeyed. Each planting is first shown
 // to work without toolcage, so that a missing marker proves something. A case whose tool is not
 // installed is skipped with a warning.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -72,6 +75,48 @@ std::string user_gitconfig(const Workspace& w, const std::string& text) {
     std::ofstream(file) << text;
     ::chmod(file.c_str(), 0644);
     return "export GIT_CONFIG_GLOBAL=" + file.string() + "; ";
+}
+
+// `toolcage run` of `script` in the background, killed with its supervisor once the step has
+// printed STARTED: the next toolcage call in the workspace settles what it changed.
+void run_killed(const Workspace& w, const std::string& policy, const std::string& script) {
+    std::vector<std::string> argv = as_user(
+        w.who, {testsupport::reachable(TOOLCAGE_BIN), "run", "--policy", policy, "--workdir",
+                w.ws.string(), "--", "/bin/sh", "-c", script + " && echo STARTED && sleep 60"});
+    std::vector<std::string> env_s;
+    for (const auto& [k, v] : w.env()) env_s.push_back(k + "=" + v);
+    testsupport::keep_suite_state(env_s);
+    int p[2];
+    REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        std::vector<char*> args, envp;
+        for (auto& a : argv) args.push_back(a.data());
+        args.push_back(nullptr);
+        for (auto& e : env_s) envp.push_back(e.data());
+        envp.push_back(nullptr);
+        int null = ::open("/dev/null", O_RDWR);
+        ::dup2(null, 0);
+        ::dup2(p[1], 1);
+        ::dup2(p[1], 2);
+        if (::chdir(w.ws.c_str()) != 0) _exit(98);
+        ::execve(args[0], args.data(), envp.data());
+        _exit(99);
+    }
+    ::close(p[1]);
+    std::string seen;
+    char buf[512];
+    while (seen.find("STARTED") == std::string::npos) {
+        ssize_t n = ::read(p[0], buf, sizeof buf);
+        if (n <= 0) break;
+        seen.append(buf, static_cast<std::size_t>(n));
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    ::close(p[0]);
+    INFO(seen);
+    REQUIRE(seen.find("STARTED") != std::string::npos);
 }
 
 void forget_markers(const Workspace& w, std::initializer_list<const char*> names) {
@@ -352,6 +397,44 @@ TEST_CASE(
                 CHECK(w.read(hook).find("marker-evil") != std::string::npos);
                 Result ci3 = w.git({"commit", "-q", "--allow-empty", "-m", "landed"});
                 INFO(ci3.out);
+                CHECK(present(w.marker("evil")));
+            }
+        }
+    }
+}
+
+TEST_CASE(
+    "a hook under core.hooksPath planted by a layered step whose supervisor is killed is held, not "
+    "landed",
+    "[held][hooks][husky][kill]") {
+    for (As who : users()) {
+        for (const std::string hooks_path : {".husky", "githooks"}) {
+            DYNAMIC_SECTION("as " << name_of(who) << ", core.hooksPath " << hooks_path) {
+                Workspace w(who);
+                ForgetChanges forget{w};
+                const std::string hook = hooks_path + "/pre-commit";
+                w.put(hook, "#!/bin/sh\ntouch " + w.marker("user-hook") + "\n", 0755);
+                w.own();
+                REQUIRE(w.git({"config", "core.hooksPath", hooks_path}).status == 0);
+                const std::string policy = w.layer_policy();
+                run_killed(w, policy,
+                           "printf '#!/bin/sh\\ntouch " + w.marker("evil") + "\\n' > " + hook);
+                // The next step in the workspace lands the killed one's layer first.
+                Result next = w.caged("true", policy);
+                INFO(next.out);
+                CHECK(next.out.find("was killed: landing what it changed") != std::string::npos);
+                CHECK(says_held(next, hook, "changed"));
+                Result ci = w.git({"commit", "-q", "--allow-empty", "-m", "after"});
+                INFO(ci.out);
+                CHECK(ci.status == 0);
+                CHECK(present(w.marker("user-hook")));
+                CHECK_FALSE(present(w.marker("evil")));
+                const std::string step = held_step(next);
+                REQUIRE(step.size() == 16);
+                Result land = tc(w, {"land", step, hook});
+                INFO(land.out);
+                CHECK(land.status == 0);
+                (void)w.git({"commit", "-q", "--allow-empty", "-m", "landed"});
                 CHECK(present(w.marker("evil")));
             }
         }
