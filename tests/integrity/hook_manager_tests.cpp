@@ -3,7 +3,8 @@
 // a filter or diff driver of the user's own config, a Python module shadowing what that filter
 // imports, pre-commit's configuration or pre-commit itself, husky's hooks under core.hooksPath);
 // the user's next `git add`, `git diff` or `git commit` outside the cage runs nothing planted,
-// and after `toolcage land` the same change is in place and obeyed. Each planting is first shown
+// and after `toolcage land` the same change is in place and obeyed, whether the step wrote in
+// place (the snapshot and restore) or into a layer. Each planting is first shown
 // to work without toolcage, so that a missing marker proves something. A case whose tool is not
 // installed is skipped with a warning.
 #include <fcntl.h>
@@ -130,63 +131,65 @@ TEST_CASE(
     "own filter",
     "[held][git][filter]") {
     for (As who : users()) {
-        DYNAMIC_SECTION("as " << name_of(who)) {
-            Workspace w(who);
-            ForgetChanges forget{w};
-            // A filter and a diff driver of the user's own, as git-crypt's and git-lfs's are: each
-            // leaves its marker when git runs it, on a file the attributes route through it.
-            // (A ';' would start a comment in git's configuration: the commands use '&&'.)
-            const std::string git =
-                user_gitconfig(w, "[filter \"crypt\"]\n\tclean = sh -c 'touch " +
-                                      w.marker("filter") + " && cat'\n\tsmudge = cat\n" +
-                                      "[diff \"conv\"]\n\ttextconv = sh -c 'touch " +
-                                      w.marker("diff") + " && cat $0'\n");
-            w.put("secret.txt", "s\n");
-            w.put("docs/a.md", "a\n");
-            w.own();
-            REQUIRE(
-                w.shell(git + "git add secret.txt docs/a.md && git commit -q -m files").status ==
-                0);
-            const std::string plant =
-                "printf '*.txt filter=crypt\\n' > .gitattributes && printf '*.md diff=conv\\n' > "
-                "docs/.gitattributes";
-            const std::string next =
-                "echo more >> secret.txt && git add secret.txt && echo b >> docs/a.md && "
-                "git status --short && git diff docs/a.md";
-            Result bare = w.shell(git + plant + " && " + next +
-                                  "; rm -f .gitattributes docs/.gitattributes; "
-                                  "git reset -q --hard");
-            INFO(bare.out);
-            REQUIRE(present(w.marker("filter")));
-            REQUIRE(present(w.marker("diff")));
-            forget_markers(w, {"filter", "diff"});
+        for (const bool layer : {false, true}) {
+            DYNAMIC_SECTION("as " << name_of(who) << (layer ? ", in a layer" : ", in place")) {
+                Workspace w(who);
+                ForgetChanges forget{w};
+                // A filter and a diff driver of the user's own, as git-crypt's and git-lfs's are:
+                // each leaves its marker when git runs it, on a file the attributes route through
+                // it. (A ';' would start a comment in git's configuration: the commands use '&&'.)
+                const std::string git =
+                    user_gitconfig(w, "[filter \"crypt\"]\n\tclean = sh -c 'touch " +
+                                          w.marker("filter") + " && cat'\n\tsmudge = cat\n" +
+                                          "[diff \"conv\"]\n\ttextconv = sh -c 'touch " +
+                                          w.marker("diff") + " && cat $0'\n");
+                w.put("secret.txt", "s\n");
+                w.put("docs/a.md", "a\n");
+                w.own();
+                REQUIRE(w.shell(git + "git add secret.txt docs/a.md && git commit -q -m files")
+                            .status == 0);
+                const std::string plant =
+                    "printf '*.txt filter=crypt\\n' > .gitattributes && printf '*.md diff=conv\\n' "
+                    "> "
+                    "docs/.gitattributes";
+                const std::string next =
+                    "echo more >> secret.txt && git add secret.txt && echo b >> docs/a.md && "
+                    "git status --short && git diff docs/a.md";
+                Result bare = w.shell(git + plant + " && " + next +
+                                      "; rm -f .gitattributes docs/.gitattributes; "
+                                      "git reset -q --hard");
+                INFO(bare.out);
+                REQUIRE(present(w.marker("filter")));
+                REQUIRE(present(w.marker("diff")));
+                forget_markers(w, {"filter", "diff"});
 
-            Result r = w.caged(plant, w.policy());
-            INFO(r.out);
-            CHECK(r.status == 0);
-            CHECK(says_held(r, ".gitattributes", "created"));
-            CHECK(says_held(r, "docs/.gitattributes", "created"));
-            const std::string step = held_step(r);
-            REQUIRE(step.size() == 16);
-            CHECK_FALSE(present(w.ws / ".gitattributes"));
-            CHECK_FALSE(present(w.ws / "docs/.gitattributes"));
+                Result r = w.caged(plant, layer ? w.layer_policy() : w.snapshot_policy());
+                INFO(r.out);
+                CHECK(r.status == 0);
+                CHECK(says_held(r, ".gitattributes", "created"));
+                CHECK(says_held(r, "docs/.gitattributes", "created"));
+                const std::string step = held_step(r);
+                REQUIRE(step.size() == 16);
+                CHECK_FALSE(present(w.ws / ".gitattributes"));
+                CHECK_FALSE(present(w.ws / "docs/.gitattributes"));
 
-            Result after = w.shell(git + next);
-            INFO(after.out);
-            CHECK(after.status == 0);
-            CHECK_FALSE(present(w.marker("filter")));
-            CHECK_FALSE(present(w.marker("diff")));
+                Result after = w.shell(git + next);
+                INFO(after.out);
+                CHECK(after.status == 0);
+                CHECK_FALSE(present(w.marker("filter")));
+                CHECK_FALSE(present(w.marker("diff")));
 
-            Result land = tc(w, {"land", step});
-            INFO(land.out);
-            CHECK(land.status == 0);
-            CHECK(w.read(".gitattributes") == "*.txt filter=crypt\n");
-            CHECK(w.read("docs/.gitattributes") == "*.md diff=conv\n");
-            Result landed = w.shell(
-                git + "echo again >> secret.txt && git add secret.txt && git diff docs/a.md");
-            INFO(landed.out);
-            CHECK(present(w.marker("filter")));  // the landed change is the step's, and obeyed
-            CHECK(present(w.marker("diff")));
+                Result land = tc(w, {"land", step});
+                INFO(land.out);
+                CHECK(land.status == 0);
+                CHECK(w.read(".gitattributes") == "*.txt filter=crypt\n");
+                CHECK(w.read("docs/.gitattributes") == "*.md diff=conv\n");
+                Result landed = w.shell(
+                    git + "echo again >> secret.txt && git add secret.txt && git diff docs/a.md");
+                INFO(landed.out);
+                CHECK(present(w.marker("filter")));  // the landed change is the step's, and obeyed
+                CHECK(present(w.marker("diff")));
+            }
         }
     }
 }
@@ -200,46 +203,50 @@ TEST_CASE(
         return;
     }
     for (As who : users()) {
-        DYNAMIC_SECTION("as " << name_of(who)) {
-            Workspace w(who);
-            ForgetChanges forget{w};
-            // The user's filter runs Python with the repository's top as its working directory
-            // (as nbstripout's `python -m nbstripout` does): the directory comes first on its path.
-            const std::string git = user_gitconfig(w,
-                                                   "[filter \"tidy\"]\n"
-                                                   "\tclean = \"/usr/bin/python3 -c 'import csv, "
-                                                   "sys; sys.stdout.write(sys.stdin.read())'\"\n"
-                                                   "\tsmudge = cat\n");
-            w.put(".gitattributes", "*.csv filter=tidy\n");
-            w.put("data.csv", "a,b\n");
-            w.own();
-            REQUIRE(
-                w.shell(git + "git add .gitattributes data.csv && git commit -q -m data").status ==
-                0);
-            const std::string plant =
-                "printf 'open(\"" + w.marker("shadow") + "\", \"w\")\\n' > csv.py";
-            const std::string next = "echo 1,2 >> data.csv && git add data.csv";
-            Result bare = w.shell(git + plant + " && " + next + "; rm csv.py; git reset -q --hard");
-            INFO(bare.out);
-            REQUIRE(present(w.marker("shadow")));
-            forget_markers(w, {"shadow"});
+        for (const bool layer : {false, true}) {
+            DYNAMIC_SECTION("as " << name_of(who) << (layer ? ", in a layer" : ", in place")) {
+                Workspace w(who);
+                ForgetChanges forget{w};
+                // The user's filter runs Python with the repository's top as its working directory
+                // (as nbstripout's `python -m nbstripout` does): the directory comes first on its
+                // path.
+                const std::string git =
+                    user_gitconfig(w,
+                                   "[filter \"tidy\"]\n"
+                                   "\tclean = \"/usr/bin/python3 -c 'import csv, "
+                                   "sys; sys.stdout.write(sys.stdin.read())'\"\n"
+                                   "\tsmudge = cat\n");
+                w.put(".gitattributes", "*.csv filter=tidy\n");
+                w.put("data.csv", "a,b\n");
+                w.own();
+                REQUIRE(w.shell(git + "git add .gitattributes data.csv && git commit -q -m data")
+                            .status == 0);
+                const std::string plant =
+                    "printf 'open(\"" + w.marker("shadow") + "\", \"w\")\\n' > csv.py";
+                const std::string next = "echo 1,2 >> data.csv && git add data.csv";
+                Result bare =
+                    w.shell(git + plant + " && " + next + "; rm csv.py; git reset -q --hard");
+                INFO(bare.out);
+                REQUIRE(present(w.marker("shadow")));
+                forget_markers(w, {"shadow"});
 
-            Result r = w.caged(plant, w.policy());
-            INFO(r.out);
-            CHECK(r.status == 0);
-            CHECK(says_held(r, "csv.py", "created"));
-            const std::string step = held_step(r);
-            REQUIRE(step.size() == 16);
-            Result after = w.shell(git + next);
-            INFO(after.out);
-            CHECK(after.status == 0);
-            CHECK_FALSE(present(w.marker("shadow")));
+                Result r = w.caged(plant, layer ? w.layer_policy() : w.snapshot_policy());
+                INFO(r.out);
+                CHECK(r.status == 0);
+                CHECK(says_held(r, "csv.py", "created"));
+                const std::string step = held_step(r);
+                REQUIRE(step.size() == 16);
+                Result after = w.shell(git + next);
+                INFO(after.out);
+                CHECK(after.status == 0);
+                CHECK_FALSE(present(w.marker("shadow")));
 
-            Result land = tc(w, {"land", step, "csv.py"});
-            INFO(land.out);
-            CHECK(land.status == 0);
-            (void)w.shell(git + "echo 3,4 >> data.csv && git add data.csv");
-            CHECK(present(w.marker("shadow")));
+                Result land = tc(w, {"land", step, "csv.py"});
+                INFO(land.out);
+                CHECK(land.status == 0);
+                (void)w.shell(git + "echo 3,4 >> data.csv && git add data.csv");
+                CHECK(present(w.marker("shadow")));
+            }
         }
     }
 }
@@ -253,81 +260,86 @@ TEST_CASE(
         return;
     }
     for (As who : users()) {
-        DYNAMIC_SECTION("as " << name_of(who)) {
-            Workspace w(who);
-            ForgetChanges forget{w};
-            // Only a local hook of the `system` language: pre-commit fetches nothing. Its cache
-            // lives in the test's directory.
-            const std::string pc =
-                "export PRE_COMMIT_HOME=" + (w.base / "pre-commit-home").string() + "; ";
-            auto config = [](const std::string& entry) {
-                return "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    "
-                       "entry: " +
-                       entry +
-                       "\n    language: system\n    always_run: true\n    pass_filenames: false\n";
-            };
-            w.put(".pre-commit-config.yaml", config("touch " + w.marker("user-hook")));
-            w.own();
-            Result setup =
-                w.shell(pc +
-                        "git add .pre-commit-config.yaml && git commit -q --no-verify -m config && "
-                        "pre-commit install");
-            INFO(setup.out);
-            REQUIRE(setup.status == 0);
-            Result ok = w.shell(pc + "git commit -q --allow-empty -m ok");
-            INFO(ok.out);
-            REQUIRE(present(w.marker("user-hook")));
+        for (const bool layer : {false, true}) {
+            DYNAMIC_SECTION("as " << name_of(who) << (layer ? ", in a layer" : ", in place")) {
+                Workspace w(who);
+                ForgetChanges forget{w};
+                // Only a local hook of the `system` language: pre-commit fetches nothing. Its cache
+                // lives in the test's directory.
+                const std::string pc =
+                    "export PRE_COMMIT_HOME=" + (w.base / "pre-commit-home").string() + "; ";
+                auto config = [](const std::string& entry) {
+                    return "repos:\n- repo: local\n  hooks:\n  - id: check\n    name: check\n    "
+                           "entry: " +
+                           entry +
+                           "\n    language: system\n    always_run: true\n    pass_filenames: "
+                           "false\n";
+                };
+                w.put(".pre-commit-config.yaml", config("touch " + w.marker("user-hook")));
+                w.own();
+                Result setup = w.shell(
+                    pc +
+                    "git add .pre-commit-config.yaml && git commit -q --no-verify -m config && "
+                    "pre-commit install");
+                INFO(setup.out);
+                REQUIRE(setup.status == 0);
+                Result ok = w.shell(pc + "git commit -q --allow-empty -m ok");
+                INFO(ok.out);
+                REQUIRE(present(w.marker("user-hook")));
 
-            std::string planted_config = config("touch " + w.marker("config"));
-            std::string printf_config;  // the planted file as one printf
-            for (char c : planted_config)
-                printf_config += c == '\n' ? std::string("\\n") : std::string(1, c);
-            const std::string plant_config =
-                "printf '" + printf_config + "' > .pre-commit-config.yaml";
-            // The installed hook runs `python3 -mpre_commit` in the repository's top directory.
-            const std::string plant_module =
-                "printf 'open(\"" + w.marker("shadow") + "\", \"w\")\\n' > pre_commit.py";
-            for (const auto& [plant, marker] :
-                 {std::pair{plant_config, "config"}, std::pair{plant_module, "shadow"}}) {
-                Result bare =
-                    w.shell(pc + plant +
-                            " && git add .pre-commit-config.yaml && "
-                            "git commit -q --allow-empty -m bare; git reset -q --hard HEAD~1; "
-                            "rm -f pre_commit.py");
-                INFO(bare.out);
-                REQUIRE(present(w.marker(marker)));
+                std::string planted_config = config("touch " + w.marker("config"));
+                std::string printf_config;  // the planted file as one printf
+                for (char c : planted_config)
+                    printf_config += c == '\n' ? std::string("\\n") : std::string(1, c);
+                const std::string plant_config =
+                    "printf '" + printf_config + "' > .pre-commit-config.yaml";
+                // The installed hook runs `python3 -mpre_commit` in the repository's top directory.
+                const std::string plant_module =
+                    "printf 'open(\"" + w.marker("shadow") + "\", \"w\")\\n' > pre_commit.py";
+                for (const auto& [plant, marker] :
+                     {std::pair{plant_config, "config"}, std::pair{plant_module, "shadow"}}) {
+                    Result bare =
+                        w.shell(pc + plant +
+                                " && git add .pre-commit-config.yaml && "
+                                "git commit -q --allow-empty -m bare; git reset -q --hard HEAD~1; "
+                                "rm -f pre_commit.py");
+                    INFO(bare.out);
+                    REQUIRE(present(w.marker(marker)));
+                }
+                forget_markers(w, {"config", "shadow", "user-hook"});
+
+                Result r = w.caged(plant_config + " && " + plant_module,
+                                   layer ? w.layer_policy() : w.snapshot_policy());
+                INFO(r.out);
+                CHECK(r.status == 0);
+                CHECK(says_held(r, ".pre-commit-config.yaml", "changed"));
+                CHECK(says_held(r, "pre_commit.py", "created"));
+                const std::string step = held_step(r);
+                REQUIRE(step.size() == 16);
+
+                // The user's next commit: the user's own hook runs, nothing planted does.
+                Result ci = w.shell(pc + "git commit -q --allow-empty -m after");
+                INFO(ci.out);
+                CHECK(ci.status == 0);
+                CHECK(present(w.marker("user-hook")));
+                CHECK_FALSE(present(w.marker("config")));
+                CHECK_FALSE(present(w.marker("shadow")));
+
+                // Landed, each is obeyed: the configuration (which pre-commit wants staged) first.
+                Result land = tc(w, {"land", step, ".pre-commit-config.yaml"});
+                INFO(land.out);
+                CHECK(land.status == 0);
+                Result c1 = w.shell(
+                    pc +
+                    "git add .pre-commit-config.yaml && git commit -q --allow-empty -m landed");
+                INFO(c1.out);
+                CHECK(present(w.marker("config")));
+                Result land2 = tc(w, {"land", step, "pre_commit.py"});
+                INFO(land2.out);
+                CHECK(land2.status == 0);
+                (void)w.shell(pc + "git commit -q --allow-empty -m shadowed");
+                CHECK(present(w.marker("shadow")));
             }
-            forget_markers(w, {"config", "shadow", "user-hook"});
-
-            Result r = w.caged(plant_config + " && " + plant_module, w.policy());
-            INFO(r.out);
-            CHECK(r.status == 0);
-            CHECK(says_held(r, ".pre-commit-config.yaml", "changed"));
-            CHECK(says_held(r, "pre_commit.py", "created"));
-            const std::string step = held_step(r);
-            REQUIRE(step.size() == 16);
-
-            // The user's next commit: the user's own hook runs, nothing planted does.
-            Result ci = w.shell(pc + "git commit -q --allow-empty -m after");
-            INFO(ci.out);
-            CHECK(ci.status == 0);
-            CHECK(present(w.marker("user-hook")));
-            CHECK_FALSE(present(w.marker("config")));
-            CHECK_FALSE(present(w.marker("shadow")));
-
-            // Landed, each is obeyed: the configuration (which pre-commit wants staged) first.
-            Result land = tc(w, {"land", step, ".pre-commit-config.yaml"});
-            INFO(land.out);
-            CHECK(land.status == 0);
-            Result c1 = w.shell(
-                pc + "git add .pre-commit-config.yaml && git commit -q --allow-empty -m landed");
-            INFO(c1.out);
-            CHECK(present(w.marker("config")));
-            Result land2 = tc(w, {"land", step, "pre_commit.py"});
-            INFO(land2.out);
-            CHECK(land2.status == 0);
-            (void)w.shell(pc + "git commit -q --allow-empty -m shadowed");
-            CHECK(present(w.marker("shadow")));
         }
     }
 }
