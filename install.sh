@@ -74,6 +74,7 @@ if [ "$test_deps" -eq 1 ]; then
         clang libclang-rt-14-dev hyperfine bubblewrap time
         rsyslog python3-jsonschema
         cargo
+        pre-commit
     )
     # Programs that may come from elsewhere (a newer Node.js ships its own npm): installed from
     # Debian only when the command is missing.

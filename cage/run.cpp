@@ -374,8 +374,11 @@ void plan_layer(const RunOptions& opt, Step& step) {
             const char* path = std::getenv("PATH");
             step.layer = begin_layer_step(
                 {step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
-                protected_paths(step.policy.cage.protected_paths), path ? path : "",
-                step.layer_lock);
+                // The check's whole list (core.hooksPath's directory too): a step whose
+                // supervisor is killed has what it changed there held, not landed.
+                step.guard ? step.guard->paths()
+                           : protected_paths(step.policy.cage.protected_paths),
+                path ? path : "", step.layer_lock);
         } catch (const Error& e) {
             step.layer_why = e.what();
             if (step.layer_lock >= 0) ::close(std::exchange(step.layer_lock, -1));
@@ -415,7 +418,10 @@ const std::string& step_id_of(const RunOptions& opt, Step& step) {
 void snapshot_hold_class(const RunOptions& opt, Step& step) {
     if (opt.read_only || step.no_workspace || step.layer || step.hold) return;
     const char* path = std::getenv("PATH");
-    step.hold.emplace(step.paths.workspace, step.protect, path ? path : "");
+    // The check's own list, with the places git runs code from it found (core.hooksPath): what
+    // it puts back is its, not the hold pass's to list as landed.
+    step.hold.emplace(step.paths.workspace, step.guard ? step.guard->paths() : step.protect,
+                      path ? path : "");
     // On disk before anything of the step runs: if we are killed, the next run or hook holds it.
     step.held_dir =
         begin_held_step({step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
@@ -479,7 +485,10 @@ void hold_changes(const RunOptions& opt, Step& step) {
 //    judges the protected paths as without a layer, and the step's version of each it put back
 //    is held too. Everything recorded under the step's id, the held changes said on stderr.
 int land_step_layer(const RunOptions& opt, Step& step, int step_status) {
-    LayerLanding how{step.paths.workspace, step.protect, "", true};
+    // The check's whole list (core.hooksPath's directory too): the layer lands those paths as
+    // copies, so that the step's version of each one the check puts back is still there to hold.
+    LayerLanding how{step.paths.workspace, step.guard ? step.guard->paths() : step.protect, "",
+                     true};
     if (const char* path = std::getenv("PATH")) how.path_env = path;
     LayerResult r = land_layer(*step.layer, how);
     for (const auto& p : r.problems) say("not landed: " + p);
@@ -1032,8 +1041,8 @@ int run_caged(const RunOptions& opt) {
     Step step;
     load_policy_and_expand(opt, step);    // 1. policy, workspace, TMPDIR, placeholders
     finish_unfinished_steps(step);        //    what a killed step of this workspace left
-    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_protected_paths(opt, step);  //    the protected paths, to put back what changes
+    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_hold_class(opt, step);       //    without a layer: what configures how tools run
     probe_kernel_and_check(opt, step);    // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);            //    a private network namespace, or Landlock's rule

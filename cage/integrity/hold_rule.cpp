@@ -17,7 +17,8 @@ namespace toolcage::cage {
 namespace {
 
 constexpr std::string_view kDotWhy =
-    "a dot-file or dot-directory: where tools look for their configuration, from the directory they run in "
+    "a dot-file or dot-directory: where tools look for their configuration, from the directory "
+    "they run in "
     "and its parents";
 
 // Dot-files out of the class: they only choose which files git tracks or keep a directory.
@@ -28,49 +29,143 @@ struct NamedConfig {
     std::string_view why;
 };
 
-// Sorted by name. Each entry: which tool reads it before or without the project's own code,
-// and what it can make that tool run.
+// Sorted by name (byte order: the upper-case names first). Each entry: which tool reads it before
+// or without the project's own code, and what it can make that tool run.
 constexpr NamedConfig kConfigNames[] = {
-    {"AGENTS.md", "an agent's instructions: read at the start of the next session in this directory"},
-    {"AGENTS.override.md", "an agent's instructions: read at the start of the next session in this directory"},
-    {"CLAUDE.local.md", "Claude Code's instructions: read at the start of the next session in this directory"},
-    {"CLAUDE.md", "Claude Code's instructions: read at the start of the next session in this directory"},
-    {"Directory.Build.props", "MSBuild imports it into every project below it, before the project's own file"},
-    {"Directory.Build.rsp", "MSBuild reads its command-line switches from it (loggers: any assembly)"},
+    {"AGENT.md",
+     "an agent's instructions (Amp's, Zed's): read at the start of the next session in this "
+     "directory"},
+    {"AGENTS.md",
+     "an agent's instructions: read at the start of the next session in this directory"},
+    {"AGENTS.override.md",
+     "an agent's instructions: read at the start of the next session in this directory"},
+    {"CLAUDE.local.md",
+     "Claude Code's instructions: read at the start of the next session in this directory"},
+    {"CLAUDE.md",
+     "Claude Code's instructions: read at the start of the next session in this directory"},
+    {"CRUSH.md", "Crush's instructions: read at the start of the next session in this directory"},
+    {"Directory.Build.props",
+     "MSBuild imports it into every project below it, before the project's own file"},
+    {"Directory.Build.rsp",
+     "MSBuild reads its command-line switches from it (loggers: any assembly)"},
     {"Directory.Build.targets", "MSBuild imports it into every project below it"},
-    {"GEMINI.md", "Gemini CLI's instructions: read at the start of the next session in this directory"},
+    {"GEMINI.md",
+     "Gemini CLI's instructions: read at the start of the next session in this directory"},
     {"HERMES.md", "Hermes's instructions: read into the next session's prompt in this directory"},
+    {"Jenkinsfile",
+     "a CI service's pipeline: what it runs, with the repository's secrets, after the next push"},
     {"NuGet.Config", "NuGet's configuration: where dotnet restore downloads packages from"},
+    {"QWEN.md",
+     "Qwen Code's instructions: read at the start of the next session in this directory"},
     {"SOUL.md", "OpenClaw's instructions: read at the start of the next session"},
-    {"bunfig.toml", "bun's configuration: scripts it preloads into every bun run, where it installs from"},
-    {"global.json", "the .NET SDK's selection: which SDK (by version or path) every dotnet command runs"},
-    {"gradle.properties", "Gradle's settings (org.gradle.jvmargs: a Java agent in the daemon), read before any build script"},
-    {"lefthook-local.json", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook-local.toml", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook-local.yaml", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook-local.yml", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook.json", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook.toml", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook.yaml", "lefthook's configuration: the commands git's hooks run"},
-    {"lefthook.yml", "lefthook's configuration: the commands git's hooks run"},
-    {"mise.local.toml", "mise's configuration: environment, hooks and tools it runs on entering the directory"},
-    {"mise.toml", "mise's configuration: environment, hooks and tools it runs on entering the directory"},
+    {"WARP.md",
+     "Warp's agent instructions: read at the start of the next session in this directory"},
+    {"appveyor.yml",
+     "a CI service's pipeline: what it runs, with the repository's secrets, after the next push"},
+    {"azure-pipelines.yaml",
+     "a CI service's pipeline: what it runs, with the repository's secrets, after the next push"},
+    {"azure-pipelines.yml",
+     "a CI service's pipeline: what it runs, with the repository's secrets, after the next push"},
+    {"bitbucket-pipelines.yml",
+     "a CI service's pipeline: what it runs, with the repository's secrets, after the next push"},
+    {"bunfig.toml",
+     "bun's configuration: scripts it preloads into every bun run, where it installs from"},
+    {"crush.json",
+     "Crush's project configuration: the MCP servers and language servers it starts in this "
+     "directory"},
+    {"deno.json",
+     "Deno's configuration: the permissions deno run, test and task grant, and the import map "
+     "choosing "
+     "what code each import loads"},
+    {"deno.jsonc",
+     "Deno's configuration: the permissions deno run, test and task grant, and the import map "
+     "choosing "
+     "what code each import loads"},
+    {"devbox.json",
+     "devbox's environment: packages and the init hook its shell and direnv run on entering the "
+     "directory"},
+    {"devenv.local.nix",
+     "devenv's environment: what direnv's use devenv evaluates and runs on entering the directory"},
+    {"devenv.nix",
+     "devenv's environment: what direnv's use devenv evaluates and runs on entering the directory"},
+    {"devenv.yaml",
+     "devenv's inputs: where the environment direnv loads on entering the directory comes from"},
+    {"flake.nix",
+     "a Nix flake: direnv's use flake evaluates it and runs its shell hook on entering the "
+     "directory"},
+    {"global.json",
+     "the .NET SDK's selection: which SDK (by version or path) every dotnet command runs"},
+    {"gradle-daemon-jvm.properties",
+     "Gradle's daemon JVM criteria: which JVM the build runs on, and may download"},
+    {"gradle.properties",
+     "Gradle's settings (org.gradle.jvmargs: a Java agent in the daemon), read before any build "
+     "script"},
+    {"mypy.ini",
+     "mypy's configuration: plugins (by module or file path) it imports whenever it runs, as "
+     "editors do on save"},
     {"nuget.config", "NuGet's configuration: where dotnet restore downloads packages from"},
+    {"opencode.json",
+     "OpenCode's project configuration: the MCP servers, plugins and commands it runs in this "
+     "directory"},
+    {"opencode.jsonc",
+     "OpenCode's project configuration: the MCP servers, plugins and commands it runs in this "
+     "directory"},
     {"pdm.toml", "PDM's project configuration: package indexes, which interpreter it runs"},
     {"pip.conf", "pip's configuration inside a virtual environment: where it installs from"},
     {"pip.ini", "pip's configuration inside a virtual environment: where it installs from"},
     {"pnpm-workspace.yaml", "pnpm's settings (registries, which packages may run install scripts)"},
     {"poetry.toml", "Poetry's project configuration: package sources, where its environment is"},
+    {"pylintrc",
+     "pylint's configuration: its init-hook is Python run, and its plugins imported, whenever it "
+     "runs"},
     {"pyvenv.cfg", "a virtual environment's configuration: which interpreter (home =) it runs"},
-    {"rust-toolchain", "rustup's toolchain file: which toolchain (by name or path) every cargo and rustc runs"},
-    {"rust-toolchain.toml", "rustup's toolchain file: which toolchain (by name or path) every cargo and rustc runs"},
+    {"rust-toolchain",
+     "rustup's toolchain file: which toolchain (by name or path) every cargo and rustc runs"},
+    {"rust-toolchain.toml",
+     "rustup's toolchain file: which toolchain (by name or path) every cargo and rustc runs"},
+    {"shell.nix",
+     "a Nix shell: direnv's use nix evaluates it and runs its shell hook on entering the "
+     "directory"},
     {"uv.toml", "uv's configuration: package indexes, which Python it runs and downloads"},
 };
 
-// Names whose every extension is configuration a hook manager's command loads as code.
+constexpr bool sorted_names() {
+    for (std::size_t i = 1; i < std::size(kConfigNames); ++i)
+        if (!(kConfigNames[i - 1].name < kConfigNames[i].name)) return false;
+    return true;
+}
+static_assert(sorted_names(), "kConfigNames must be sorted by name for the binary search");
+
+// Names that, with any configuration file's extension (config_extension), are the configuration of
+// a hook manager, or configuration as code that a tool loads whenever it runs: from a git hook
+// (lint-staged running eslint --fix and prettier on commit) and from the editor's extension on
+// opening or saving a file.
 constexpr NamedConfig kConfigPrefixes[] = {
     {"commitlint.config.", "commitlint's configuration, loaded as code by the commit-msg hook"},
+    {"eslint.config.",
+     "ESLint's configuration, loaded as code by the editor's ESLint and by commit hooks"},
+    {"husky.config.", "husky's configuration (v4): the commands git's hooks run"},
+    {"lefthook-local.", "lefthook's configuration: the commands git's hooks run"},
+    {"lefthook.", "lefthook's configuration: the commands git's hooks run"},
     {"lint-staged.config.", "lint-staged's configuration, loaded as code by the pre-commit hook"},
+    {"prettier.config.",
+     "Prettier's configuration, loaded as code by the editor's Prettier and by commit hooks"},
+    {"simple-git-hooks.", "simple-git-hooks' configuration: the commands git's hooks run"},
+    {"stylelint.config.",
+     "Stylelint's configuration, loaded as code by the editor's Stylelint and by commit hooks"},
+};
+
+// Endings of names a tool reads as configuration whatever comes before: a workspace file an
+// editor opens (its settings, tasks run on opening, language servers it starts), and Bazel's
+// rc files, which a .bazelrc imports by name (try-import %workspace%/user.bazelrc).
+constexpr NamedConfig kConfigSuffixes[] = {
+    {".bazelrc",
+     "Bazel's options file, imported by .bazelrc: flags for every bazel command (--run_under, "
+     "tools)"},
+    {".code-workspace",
+     "a VS Code workspace: its settings, tasks run on opening it, extensions' configuration"},
+    {".sublime-project",
+     "a Sublime Text project: its settings, language servers and build systems it starts"},
 };
 
 constexpr NamedConfig kWrappers[] = {
@@ -80,12 +175,33 @@ constexpr NamedConfig kWrappers[] = {
     {"mvnw.cmd", "Maven's wrapper: the program mvnw runs"},
 };
 
+// A virtual environment's activation scripts (in its bin/, or Scripts/ on Windows): sourced into
+// the user's own shell.
+constexpr std::string_view kActivation[] = {"Activate.ps1", "activate",        "activate.bat",
+                                            "activate.csh", "activate.fish",   "activate.nu",
+                                            "activate.ps1", "activate_this.py"};
+
 constexpr std::string_view kPythonStartupWhy =
     "a Python start-up hook: Python imports or obeys it before any program's own code";
 
 std::string_view last_component(std::string_view rel) {
     auto slash = rel.rfind('/');
     return slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+}
+
+// What follows a configuration file's name: a format tools read their configuration in, data
+// (json, yaml, toml) or code (JavaScript and TypeScript, which the tool loads and runs).
+bool config_extension(std::string_view ext) {
+    constexpr std::string_view kExtensions[] = {"cjs", "cts", "js",   "json", "json5", "jsonc",
+                                                "mjs", "mts", "toml", "ts",   "yaml",  "yml"};
+    return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
+}
+
+// The name of the directory `rel` lies in ("" at the top).
+std::string_view parent_name(std::string_view rel) {
+    auto slash = rel.rfind('/');
+    if (slash == std::string_view::npos) return {};
+    return last_component(rel.substr(0, slash));
 }
 
 bool has_dot_component(std::string_view rel, std::string_view& first_dot) {
@@ -97,8 +213,9 @@ bool has_dot_component(std::string_view rel, std::string_view& first_dot) {
         if (part.size() > 1 && part[0] == '.' && part != "..") {
             // A dot-file out of the class is out only as the last component (a directory of that
             // name is a dot-directory like any other).
-            bool ordinary = e == rel.size() && std::find(std::begin(kOrdinaryDotFiles), std::end(kOrdinaryDotFiles),
-                                                         part) != std::end(kOrdinaryDotFiles);
+            bool ordinary = e == rel.size() &&
+                            std::find(std::begin(kOrdinaryDotFiles), std::end(kOrdinaryDotFiles),
+                                      part) != std::end(kOrdinaryDotFiles);
             if (!ordinary) {
                 first_dot = part;
                 return true;
@@ -123,12 +240,15 @@ const NamedConfig* find_name(std::string_view name) {
 // The agents' instruction files, whose names some agents match in any case (Hermes's context
 // files): `agents.md` is read as `AGENTS.md` is.
 bool is_instruction_file(std::string_view name) {
-    constexpr std::string_view kInstructions[] = {"agents.md", "agents.override.md", "claude.local.md", "claude.md",
-                                                  "gemini.md", "hermes.md", "soul.md"};
+    constexpr std::string_view kInstructions[] = {
+        "agent.md", "agents.md", "agents.override.md", "claude.local.md", "claude.md",
+        "crush.md", "gemini.md", "hermes.md",          "qwen.md",         "soul.md",
+        "warp.md"};
     if (name.size() > 20) return false;
     std::string lower(name);
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return std::find(std::begin(kInstructions), std::end(kInstructions), lower) != std::end(kInstructions);
+    return std::find(std::begin(kInstructions), std::end(kInstructions), lower) !=
+           std::end(kInstructions);
 }
 
 }  // namespace
@@ -140,20 +260,45 @@ std::optional<HoldReason> hold_reason(std::string_view rel) {
     const std::string_view name = last_component(rel);
     if (const NamedConfig* c = find_name(name)) return HoldReason{"tool-config", c->why};
     if (is_instruction_file(name))
-        return HoldReason{"tool-config", "an agent's instructions (agents match their names in any case): read "
-                                         "into the next session's prompt in this directory"};
+        return HoldReason{"tool-config",
+                          "an agent's instructions (agents match their names in any case): read "
+                          "into the next session's prompt in this directory"};
     for (const auto& p : kConfigPrefixes)
-        if (name.starts_with(p.name)) return HoldReason{"tool-config", p.why};
+        if (name.starts_with(p.name) && config_extension(name.substr(p.name.size())))
+            return HoldReason{"tool-config", p.why};
+    for (const auto& p : kConfigSuffixes)
+        if (name.ends_with(p.name) && name.size() > p.name.size())
+            return HoldReason{"tool-config", p.why};
     for (const auto& w : kWrappers)
         if (name == w.name) return HoldReason{"wrapper", w.why};
+    const std::string_view parent = parent_name(rel);
     // gradle/wrapper/: the launcher jar ./gradlew runs and the URL it downloads Gradle from.
-    if (rel == "gradle/wrapper" || rel.starts_with("gradle/wrapper/") || rel.find("/gradle/wrapper/") != std::string_view::npos ||
-        rel.ends_with("/gradle/wrapper"))
-        return HoldReason{"wrapper", "Gradle's wrapper: the launcher ./gradlew runs and where it downloads Gradle from"};
-    // mise also reads mise/config.toml below the directory it runs in.
-    if (rel == "mise/config.toml" || rel.ends_with("/mise/config.toml"))
-        return HoldReason{"tool-config", "mise's configuration: environment, hooks and tools it runs on entering the directory"};
-    if (name == "sitecustomize.py" || name == "usercustomize.py" || (name.size() > 4 && name.ends_with(".pth")))
+    if (rel == "gradle/wrapper" || rel.starts_with("gradle/wrapper/") ||
+        rel.find("/gradle/wrapper/") != std::string_view::npos || rel.ends_with("/gradle/wrapper"))
+        return HoldReason{
+            "wrapper",
+            "Gradle's wrapper: the launcher ./gradlew runs and where it downloads Gradle from"};
+    // Bazelisk runs the workspace's tools/bazel in place of bazel itself.
+    if (name == "bazel" && parent == "tools")
+        return HoldReason{
+            "wrapper",
+            "Bazel's wrapper: bazelisk runs tools/bazel in place of bazel on every bazel command"};
+    // mise: mise.toml, mise.local.toml and mise.<env>.toml (MISE_ENV), and below a mise/
+    // directory its config.toml and conf.d/.
+    if ((name.starts_with("mise.") && name.ends_with(".toml")) ||
+        (parent == "mise" && name.starts_with("config") && name.ends_with(".toml")) ||
+        (parent == "conf.d" && name.ends_with(".toml") &&
+         rel.find("mise/conf.d/") != std::string_view::npos))
+        return HoldReason{
+            "tool-config",
+            "mise's configuration: environment, hooks and tools it runs on entering the directory"};
+    if ((parent == "bin" || parent == "Scripts") &&
+        std::find(std::begin(kActivation), std::end(kActivation), name) != std::end(kActivation))
+        return HoldReason{
+            "tool-config",
+            "a virtual environment's activation script: sourced into the user's own shell"};
+    if (name == "sitecustomize.py" || name == "usercustomize.py" ||
+        (name.size() > 4 && name.ends_with(".pth")))
         return HoldReason{"python-start-up", kPythonStartupWhy};
     return std::nullopt;
 }
@@ -169,7 +314,8 @@ std::string module_name(std::string_view name, bool package_dir) {
     } else {
         return {};
     }
-    if (mod.empty() || !(std::isalpha(static_cast<unsigned char>(mod[0])) || mod[0] == '_')) return {};
+    if (mod.empty() || !(std::isalpha(static_cast<unsigned char>(mod[0])) || mod[0] == '_'))
+        return {};
     for (char c : mod)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return {};
     return mod;
@@ -223,7 +369,8 @@ bool python_finds(const std::vector<std::string>& dirs, const std::string& mod) 
 
 }  // namespace
 
-std::optional<HoldReason> shadow_reason(std::string_view name, bool package_dir, std::string_view path_env) {
+std::optional<HoldReason> shadow_reason(std::string_view name, bool package_dir,
+                                        std::string_view path_env) {
     const std::string mod = module_name(name, package_dir);
     if (mod.empty()) return std::nullopt;
     std::vector<std::string> path_dirs;
@@ -238,15 +385,18 @@ std::optional<HoldReason> shadow_reason(std::string_view name, bool package_dir,
     std::replace(dashed.begin(), dashed.end(), '_', '-');
     for (const auto& d : path_dirs)
         if (is_program(d, mod) || is_program(d, dashed))
-            return HoldReason{"shadow",
-                              "a Python module new beside the repository's root, named as a program on PATH: "
-                              "Python imports it first when that program runs with the repository as its working "
-                              "directory (python -m, a git hook or filter)"};
+            return HoldReason{
+                "shadow",
+                "a Python module new beside the repository's root, named as a program on PATH: "
+                "Python imports it first when that program runs with the repository as its working "
+                "directory (python -m, a git hook or filter)"};
     if (python_finds(python_dirs(path_dirs), mod))
-        return HoldReason{"shadow",
-                          "a Python module new beside the repository's root, named as one Python finds elsewhere "
-                          "(its standard library, installed packages): Python imports this one first when a program "
-                          "runs with the repository as its working directory"};
+        return HoldReason{
+            "shadow",
+            "a Python module new beside the repository's root, named as one Python finds elsewhere "
+            "(its standard library, installed packages): Python imports this one first when a "
+            "program "
+            "runs with the repository as its working directory"};
     return std::nullopt;
 }
 

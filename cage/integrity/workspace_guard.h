@@ -59,6 +59,9 @@ public:
     std::vector<TamperEvent> restore(const std::vector<std::string>& search_dirs = {});
 
     const std::string& workspace() const { return workspace_; }
+    // Every path the check judges: the list it was given, and what it found git runs code from
+    // (core.hooksPath, included config files, submodules' and worktrees' git directories).
+    const std::vector<ProtectedPath>& paths() const { return paths_; }
 
     // The snapshot as bytes (CBOR), for the step's journal (cage/integrity/step_journal.h), and
     // back: `from_journal` accepts only a snapshot of `workspace` (the one at hand) whose every

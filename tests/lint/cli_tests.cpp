@@ -327,9 +327,9 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
         if (!prefixes.count(word.substr(0, dot))) continue;  // a field (cage.write), a file (.git)
         if (word.find('.', dot + 1) != std::string::npos) continue;
         if (word.starts_with("relay.") || word.starts_with("cage.") || word.starts_with("hermes.")) continue;
-        // Node's API, cargo's keys and build script, Gradle's build file.
+        // Node's API, cargo's keys and build script, Gradle's build file, Nix's shell file.
         if (word == "path.resolve" || word == "build.rustc-wrapper" || word == "build.rustc" || word == "build.rs" ||
-            word == "build.gradle")
+            word == "build.gradle" || word == "shell.nix")
             continue;
         ++named;
         INFO(word);
