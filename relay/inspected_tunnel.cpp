@@ -221,6 +221,12 @@ class Connection {
         rec.host = s_.target.authority();
         rec.method = head.method;
         rec.path = head.target.substr(0, head.target.find('?'));
+        // A placeholder in the path (refused below) is named, not copied, into the log and the
+        // fleet's event: which credential a placeholder stands for is the relay's to know.
+        for (const auto& c : ictx_.credentials)
+            for (auto at = rec.path.find(c.placeholder); at != std::string::npos;
+                 at = rec.path.find(c.placeholder, at))
+                rec.path.replace(at, c.placeholder.size(), "{placeholder of $" + c.env + "}");
         auto refuse_with = [&](int status, const std::string& reason,
                                const std::string& rule = "") {
             rec.verdict = "deny";

@@ -4,9 +4,10 @@ A real toolcage-relay (copied into an install of its own whose share/toolcage/fl
 collector: a TCP listener here reading RFC 6587 octet-counted syslog), inspecting a local
 `openssl s_server` with a credential bound to it and a rule refusing POST. curl sends one GET
 (forwarded, the credential put in by the relay) and one POST (refused by the rule), each with the
-placeholder and a query value. The collector gets one http_activity event for each, valid
-against the OCSF 1.8.0 definitions in ocsf/, naming the rule and the binding by host and kind;
-no event, and no line of the relay's log, holds the secret, the placeholder or the query value.
+placeholder and a query value, and one GET with the placeholder in its path (refused). The
+collector gets one http_activity event for each, valid against the OCSF 1.8.0 definitions in
+ocsf/, naming the rule and the binding by host and kind; no event, and no line of the relay's
+log, holds the secret, the placeholder or the query value.
 
 Needs openssl, curl and python3-jsonschema; runs as any user.
 """
@@ -173,8 +174,8 @@ class InspectedRequestsAreHttpActivity(unittest.TestCase):
             time.sleep(0.05)
         raise AssertionError(f"nothing listens on {port}")
 
-    def curl(self, *extra):
-        url = f"https://localhost:{self.server_port}/data?token={QUERY_VALUE}"
+    def curl(self, *extra, path="/data"):
+        url = f"https://localhost:{self.server_port}{path}?token={QUERY_VALUE}"
         return subprocess.run(["curl", "-sS", "-i", "--max-time", "10", "--noproxy", "", "-x",
                                f"http://127.0.0.1:{self.relay_port}", "--cacert", self.path("ca/ca.pem"),
                                "-H", f"Authorization: Bearer {PLACEHOLDER}", *extra, url],
@@ -185,12 +186,19 @@ class InspectedRequestsAreHttpActivity(unittest.TestCase):
         self.assertIn("HTTP/1.0 200", got.stdout, got.stderr)  # s_server -www answers in HTTP/1.0
         refused = self.curl("-X", "POST", "-d", "x=1")
         self.assertIn("HTTP/1.1 403", refused.stdout, refused.stderr)
-        messages = self.collector.wait_for(lambda m: " http_activity " in m, 2)
+        # The placeholder in a path: refused (it is replaced only in its header), and named, not
+        # copied, in the event.
+        in_path = self.curl(path=f"/p/{PLACEHOLDER}/x")
+        self.assertIn("HTTP/1.1 403", in_path.stdout, in_path.stderr)
+        messages = self.collector.wait_for(lambda m: " http_activity " in m, 3)
         events = [event_of(m) for m in messages]
         http = [e for e in events if e["class_uid"] == 4002]
-        self.assertEqual([e["http_request"]["http_method"] for e in http], ["GET", "POST"], messages)
+        self.assertEqual([e["http_request"]["http_method"] for e in http], ["GET", "POST", "GET"], messages)
 
-        get, post = http
+        get, post, placeholder = http
+        self.assertEqual(placeholder["http_request"]["url"]["path"], "/p/{placeholder of $API_TOKEN}/x")
+        self.assertEqual(placeholder["firewall_rule"]["uid"], "relay.credentials/0")
+        self.assertEqual(placeholder["action_id"], 2)
         self.assertEqual((get["activity_id"], get["action_id"], get["disposition_id"], get["status_id"]), (3, 1, 1, 1))
         self.assertEqual(get["http_request"]["url"]["hostname"], "localhost")
         self.assertEqual(get["http_request"]["url"]["port"], self.server_port)
