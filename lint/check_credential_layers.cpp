@@ -69,7 +69,7 @@ void check_credential_layers(const LintInput& input, const std::vector<Credentia
         if (!h.provider || both.count(h.pattern) || !said.insert(h.pattern).second) continue;
         std::string ports;
         for (auto p : h.ports) ports += (ports.empty() ? "" : ",") + std::to_string(p);
-        notes.push_back({kCredentialLayer, "", h.pattern,
+        notes.push_back({kCredentialLayer, h.file, h.pattern,
                          "\"" + h.pattern + ":" + ports +
                              "\": OpenShell injects its credential at its proxy (" + h.evidence +
                              "); toolcage's relay injects none",

@@ -278,6 +278,7 @@ TEST_CASE("a relay.credentials host OpenShell also injects for is two layers for
     REQUIRE(layers.size() == 1);
     CHECK(layers[0]->note);
     CHECK(layers[0]->field == "api.github.com");
+    CHECK(layers[0]->file == kFixtures + "/openshell_provider_github.yaml");
     CHECK(layers[0]->message.find("OpenShell injects its credential") != std::string::npos);
     CHECK(layers[0]->message.find("toolcage's relay injects none") != std::string::npos);
 }
