@@ -66,6 +66,6 @@ complete -F _toolcage toolcage
 
 _toolcage_relay() {
     local cur=${COMP_WORDS[COMP_CWORD]}
-    COMPREPLY=($(compgen -W "--listen --listen-fd --allow --upstream --upstream-file --token-file --allow-private --allow-missing-sni --inspect-file --make-ca --watch-fd --ready-fd --detach --log --step --max-tunnels --header-timeout-ms --connect-timeout-ms --handshake-timeout-ms --idle-timeout --idle-timeout-ms --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "--listen --listen-fd --allow --upstream --upstream-file --token-file --allow-private --allow-missing-sni --inspect-file --make-ca --rotate --watch-fd --ready-fd --detach --log --step --max-tunnels --header-timeout-ms --connect-timeout-ms --handshake-timeout-ms --idle-timeout --idle-timeout-ms --help --version" -- "$cur"))
 }
 complete -F _toolcage_relay toolcage-relay

@@ -17,7 +17,8 @@ struct Enum {
     int id;
     const char* caption;
 };
-constexpr Enum kInformational{1, "Informational"}, kLow{2, "Low"}, kMedium{3, "Medium"}, kHigh{4, "High"};
+constexpr Enum kInformational{1, "Informational"}, kLow{2, "Low"}, kMedium{3, "Medium"},
+    kHigh{4, "High"};
 constexpr Enum kAllowed{1, "Allowed"}, kDenied{2, "Denied"}, kObserved{3, "Observed"};
 constexpr Enum kDispAllowed{1, "Allowed"}, kBlocked{2, "Blocked"}, kRestored{9, "Restored"},
     kDelayed{14, "Delayed"}, kDetected{15, "Detected"}, kLogged{17, "Logged"};
@@ -41,7 +42,8 @@ std::string line_uid(std::string_view line) {
     char out[40];
     std::snprintf(out, sizeof out, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
                   static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
-                  static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+                  static_cast<unsigned>(b >> 48),
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
     return out;
 }
 
@@ -62,8 +64,8 @@ long long num(const json& j, const char* key) {
 
 // The fields every class shares: class, category, activity, time, severity, metadata, device.
 json base(int class_uid, const char* class_name, int category_uid, const char* category_name,
-          Enum activity, Enum severity, long long time, const std::string& uid, const char* log_name,
-          const std::string& original_time, const EventSource& src) {
+          Enum activity, Enum severity, long long time, const std::string& uid,
+          const char* log_name, const std::string& original_time, const EventSource& src) {
     json e;
     e["class_uid"] = class_uid;
     e["class_name"] = class_name;
@@ -75,12 +77,13 @@ json base(int class_uid, const char* class_name, int category_uid, const char* c
     e["type_name"] = std::string(class_name) + ": " + activity.caption;
     set(e, "severity", severity);
     e["time"] = time;
-    e["metadata"] = {{"version", "1.8.0"},
-                     {"uid", uid},
-                     {"product", {{"name", "toolcage"}, {"vendor_name", "toolcage"}, {"version", src.version}}},
-                     {"profiles", {"security_control", "host"}},
-                     {"log_name", log_name},
-                     {"original_time", original_time}};
+    e["metadata"] = {
+        {"version", "1.8.0"},
+        {"uid", uid},
+        {"product", {{"name", "toolcage"}, {"vendor_name", "toolcage"}, {"version", src.version}}},
+        {"profiles", {"security_control", "host"}},
+        {"log_name", log_name},
+        {"original_time", original_time}};
     e["device"] = {{"type_id", 0}, {"type", "Unknown"}};
     if (!src.hostname.empty()) e["device"]["hostname"] = src.hostname;
     return e;
@@ -97,7 +100,9 @@ json compact(json o) {
     return o;
 }
 
-json actor_app(const std::string& name) { return {{"app_name", name.empty() ? "unknown" : name}}; }
+json actor_app(const std::string& name) {
+    return {{"app_name", name.empty() ? "unknown" : name}};
+}
 
 json process_of(const std::string& command, const std::string& kind) {
     json p = json::object();
@@ -112,7 +117,8 @@ json process_of(const std::string& command, const std::string& kind) {
 // What a decision's line says that OCSF has no place for: who asked, in which session, how.
 json decision_unmapped(const json& l) {
     json u = json::object();
-    for (const char* k : {"verdict", "agent", "profile", "policy", "session", "tool", "kind", "channel", "step", "mode"})
+    for (const char* k : {"verdict", "agent", "profile", "policy", "session", "tool", "kind",
+                          "channel", "step", "mode"})
         if (!str(l, k).empty()) u[k] = str(l, k);
     return u;
 }
@@ -126,10 +132,14 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
     const bool held = str(l, "event") == "held";
     const bool tamper = str(l, "event") == "tamper" || held;
     const bool audit = str(l, "mode") == "audit";
-    // What the agent wrote for its later sessions (Hermes's memory, skills…): reviewed as a finding.
+    // What the agent wrote for its later sessions (Hermes's memory, skills…): reviewed as a
+    // finding.
     const bool persisted = !str(l, "channel").empty();
     json e = base(2004, "Detection Finding", 2, "Findings", {1, "Create"},
-                  tamper ? kHigh : verdict == "deny" ? kMedium : kLow, t, uid, "decisions", time, src);
+                  tamper              ? kHigh
+                  : verdict == "deny" ? kMedium
+                                      : kLow,
+                  t, uid, "decisions", time, src);
     set(e, "status", {1, "New"});
     if (tamper) {
         set(e, "action", kObserved);
@@ -149,9 +159,14 @@ json detection_finding(const json& l, long long t, const std::string& uid, const
         e["action"] = "Ask";
         set(e, "disposition", kDelayed);
     }
-    e["finding_info"] = {{"uid", uid},
-                         {"title", "toolcage " + verdict + ": " + (rule.empty() ? "(no rule)" : rule)},
-                         {"types", {held ? "Held change" : tamper ? "Tamper" : persisted ? "Persistence" : "Tool call"}}};
+    e["finding_info"] = {
+        {"uid", uid},
+        {"title", "toolcage " + verdict + ": " + (rule.empty() ? "(no rule)" : rule)},
+        {"types",
+         {held        ? "Held change"
+          : tamper    ? "Tamper"
+          : persisted ? "Persistence"
+                      : "Tool call"}}};
     if (!reason.empty()) e["finding_info"]["desc"] = reason;
     e["message"] = reason.empty() ? verdict : reason;
     e["firewall_rule"] = {{"uid", rule}, {"name", rule}, {"type", tamper ? "cage" : "hook"}};
@@ -196,7 +211,8 @@ json decision_launch(const json& l, long long t, const std::string& uid, const s
 json step_end(const json& l, long long t, const std::string& uid, const std::string& time,
               const EventSource& src) {
     const long long status = num(l, "status");
-    const json refusals = l.contains("refusals") && l["refusals"].is_array() ? l["refusals"] : json::array();
+    const json refusals =
+        l.contains("refusals") && l["refusals"].is_array() ? l["refusals"] : json::array();
     json e = base(1007, "Process Activity", 1, "System Activity", {2, "Terminate"},
                   refusals.empty() ? kInformational : kLow, t, uid, "decisions", time, src);
     set(e, "status", status == 0 ? kSuccess : kFailure);
@@ -249,8 +265,8 @@ json relay_connect(const json& l, long long t, const std::string& uid, const std
     const std::string host = str(l, "host"), reason = str(l, "reason");
     const long long port = num(l, "port");
     json e = base(4001, "Network Activity", 4, "Network Activity",
-                  allowed ? Enum{1, "Open"} : Enum{5, "Refuse"}, allowed ? kInformational : kMedium, t,
-                  uid, "relay", time, src);
+                  allowed ? Enum{1, "Open"} : Enum{5, "Refuse"}, allowed ? kInformational : kMedium,
+                  t, uid, "relay", time, src);
     set(e, "status", allowed ? kSuccess : kFailure);
     set(e, "action", allowed ? kAllowed : kDenied);
     set(e, "disposition", allowed ? kDispAllowed : kBlocked);
@@ -265,9 +281,70 @@ json relay_connect(const json& l, long long t, const std::string& uid, const std
     e["actor"] = actor_app("toolcage-relay");
     e["message"] = std::string("CONNECT ") + (allowed ? "allowed " : "refused ") + host + ":" +
                    std::to_string(port) + (reason.empty() ? "" : " (" + reason + ")");
-    e["unmapped"] = compact({{"step", str(l, "step")}, {"mode", str(l, "mode")}, {"address", str(l, "address")}});
+    e["unmapped"] = compact(
+        {{"step", str(l, "step")}, {"mode", str(l, "mode")}, {"address", str(l, "address")}});
     e["unmapped"]["bytes_up"] = num(l, "bytes_up");
     e["unmapped"]["bytes_down"] = num(l, "bytes_down");
+    return e;
+}
+
+// The activity of http_activity (4002) for a request's method; others are Other (99).
+Enum http_activity_of(const std::string& method) {
+    static constexpr struct {
+        const char* method;
+        Enum activity;
+    } kMethods[] = {
+        {"CONNECT", {1, "Connect"}}, {"DELETE", {2, "Delete"}},   {"GET", {3, "Get"}},
+        {"HEAD", {4, "Head"}},       {"OPTIONS", {5, "Options"}}, {"POST", {6, "Post"}},
+        {"PUT", {7, "Put"}},         {"TRACE", {8, "Trace"}},     {"PATCH", {9, "Patch"}}};
+    for (const auto& m : kMethods)
+        if (method == m.method) return m.activity;
+    return {99, "Other"};
+}
+
+// One HTTP request the relay read inside an inspected connection, forwarded or refused. The line
+// holds no query and no header value (relay/relay_log.h), so neither can the event: the url is
+// scheme, host, port and path; a credential is named by its binding's host and kind.
+json relay_request(const json& l, long long t, const std::string& uid, const std::string& time,
+                   const EventSource& src) {
+    const bool allowed = str(l, "verdict") == "allow";
+    const std::string method = str(l, "method"), path = str(l, "path"), reason = str(l, "reason"),
+                      rule = str(l, "rule");
+    json dst = endpoint_of(str(l, "host"));  // "host:port": the host is a name, not an ip
+    std::string host = dst.contains("ip") ? dst["ip"].get<std::string>() : str(l, "host");
+    const long long port = dst.contains("port") ? dst["port"].get<long long>() : 443;
+    const Enum activity = http_activity_of(method);
+    json e = base(4002, "HTTP Activity", 4, "Network Activity", activity,
+                  allowed ? kInformational : kMedium, t, uid, "relay", time, src);
+    if (activity.id == 99 && !method.empty()) e["activity_name"] = method;
+    set(e, "status", allowed ? kSuccess : kFailure);
+    set(e, "action", allowed ? kAllowed : kDenied);
+    set(e, "disposition", allowed ? kDispAllowed : kBlocked);
+    const std::string url =
+        "https://" + host + (port == 443 ? "" : ":" + std::to_string(port)) + path;
+    json u = {{"scheme", "https"}, {"hostname", host}, {"port", port}, {"url_string", url}};
+    if (!path.empty()) u["path"] = path;
+    e["http_request"] = {{"url", u}};
+    if (!method.empty()) e["http_request"]["http_method"] = method;
+    const long long status = num(l, "status");
+    if (status > 0) {  // the relay's own answer; a forwarded request's goes back unread
+        e["http_response"] = {{"code", status}};
+        e["http_status"] = status;
+        e["status_code"] = std::to_string(status);
+    }
+    if (!reason.empty()) e["status_detail"] = reason;
+    if (!rule.empty()) e["firewall_rule"] = {{"uid", rule}, {"name", rule}, {"type", "relay"}};
+    e["dst_endpoint"] = {{"hostname", host}, {"port", port}};
+    json client = endpoint_of(str(l, "client"));
+    if (!client.empty()) e["src_endpoint"] = client;
+    e["actor"] = actor_app("toolcage-relay");
+    e["app_protocol_name"] = "http";
+    e["message"] = method + " " + url + (allowed ? " forwarded" : " refused") +
+                   (reason.empty() ? "" : " (" + reason + ")");
+    e["unmapped"] = compact({{"step", str(l, "step")}});
+    if (auto it = l.find("credential_binding"); it != l.end() && it->is_object())
+        e["unmapped"]["credential_binding"] =
+            compact({{"host", str(*it, "host")}, {"kind", str(*it, "kind")}});
     return e;
 }
 
@@ -275,8 +352,8 @@ json relay_connect(const json& l, long long t, const std::string& uid, const std
 
 std::optional<long long> epoch_ms(std::string_view s) {
     // YYYY-MM-DDTHH:MM:SS[.mmm]Z
-    if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
-        s.back() != 'Z')
+    if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+        s[16] != ':' || s.back() != 'Z')
         return std::nullopt;
     auto digits = [&](std::size_t pos, std::size_t n) -> int {
         int v = 0;
@@ -314,9 +391,11 @@ std::optional<json> ocsf_event(std::string_view line, const EventSource& source)
     if (!t) return std::nullopt;
     const std::string uid = line_uid(line), event = str(l, "event"), verdict = str(l, "verdict");
     if (event == "connect") return relay_connect(l, *t, uid, time, source);
+    if (event == "request") return relay_request(l, *t, uid, time, source);
     if (event == "step") return step_end(l, *t, uid, time, source);
     if (event == "tamper" || event == "held") return detection_finding(l, *t, uid, time, source);
-    if (!event.empty()) return std::nullopt;  // the relay's notices, and lines of kinds not known here
+    if (!event.empty())
+        return std::nullopt;  // the relay's notices, and lines of kinds not known here
     if (verdict == "deny" || verdict == "ask" || !str(l, "channel").empty())
         return detection_finding(l, *t, uid, time, source);
     if (verdict == "allow" || verdict == "cage") return decision_launch(l, *t, uid, time, source);

@@ -1,5 +1,6 @@
 // One OCSF 1.8.0 event per line of toolcage's logs, for a fleet's SIEM: hook decisions and
-// caged steps (the decision log) and relay connections (the relay's log). Pure functions.
+// caged steps (the decision log), relay connections and the requests the relay reads on
+// inspected hosts (the relay's log). Pure functions.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ struct EventSource {
 //   allow, cage               -> process_activity (1007), Launch: the step the decision starts
 //   a caged step's line       -> process_activity (1007), Terminate: exit status, refusals
 //   a relay connection        -> network_activity (4001): Open, or Refuse
+//   a request on an inspected host -> http_activity (4002): its method, forwarded or refused
 // metadata.uid is derived from the line itself, so the same line always gives the same uid
 // (an event sent twice, or also shipped from `toolcage log --format ocsf`, is one event).
 std::optional<nlohmann::json> ocsf_event(std::string_view line, const EventSource& source);

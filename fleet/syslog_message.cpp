@@ -14,13 +14,20 @@ constexpr int kFacility = 10;  // security/authorization messages (authpriv)
 // High 3 (error), Critical 2, Fatal 1; Unknown and Other 5.
 int syslog_severity(int severity_id) {
     switch (severity_id) {
-        case 1: return 6;
-        case 2: return 5;
-        case 3: return 4;
-        case 4: return 3;
-        case 5: return 2;
-        case 6: return 1;
-        default: return 5;
+        case 1:
+            return 6;
+        case 2:
+            return 5;
+        case 3:
+            return 4;
+        case 4:
+            return 3;
+        case 5:
+            return 2;
+        case 6:
+            return 1;
+        default:
+            return 5;
     }
 }
 
@@ -54,14 +61,24 @@ std::string syslog_message(const nlohmann::json& event, const std::string& hostn
     int sev = syslog_severity(static_cast<int>(integer(event, "severity_id")));
     std::string msgid = "ocsf";
     switch (integer(event, "class_uid")) {
-        case 2004: msgid = "detection_finding"; break;
-        case 1007: msgid = "process_activity"; break;
-        case 4001: msgid = "network_activity"; break;
-        default: break;
+        case 2004:
+            msgid = "detection_finding";
+            break;
+        case 1007:
+            msgid = "process_activity";
+            break;
+        case 4001:
+            msgid = "network_activity";
+            break;
+        case 4002:
+            msgid = "http_activity";
+            break;
+        default:
+            break;
     }
-    return "<" + std::to_string(kFacility * 8 + sev) + ">1 " + timestamp(integer(event, "time")) + " " +
-           header_field(hostname, 255) + " toolcage " + std::to_string(pid) + " " + msgid + " - " +
-           event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return "<" + std::to_string(kFacility * 8 + sev) + ">1 " + timestamp(integer(event, "time")) +
+           " " + header_field(hostname, 255) + " toolcage " + std::to_string(pid) + " " + msgid +
+           " - " + event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string octet_counted(const std::string& message) {

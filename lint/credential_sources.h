@@ -12,12 +12,13 @@
 namespace toolcage::lint {
 
 struct CredentialHost {
-    std::string pattern;                // host pattern (`*`, `**` globs)
-    std::vector<std::uint32_t> ports;   // where the credential is accepted
-    std::string evidence;               // what holds it and where that is written
+    std::string pattern;               // host pattern (`*`, `**` globs)
+    std::vector<std::uint32_t> ports;  // where the credential is accepted
+    std::string evidence;              // what holds it and where that is written
     // Bound by OpenShell itself (a provider profile, a credential_binding), not inferred from an
     // environment file: OpenShell's own refusals follow only these.
     bool provider = false;
+    std::string file;  // the file that says so: an OpenShell policy, a provider profile, a .env
 };
 
 // The credential hosts; unknown credential-looking variables become notes in `notes`.

@@ -14,6 +14,9 @@ inline constexpr const char* kForeignBinary = "openshell.foreign-binary";
 inline constexpr const char* kUninspectedCredential = "openshell.uninspected-credential";
 inline constexpr const char* kMiddlewareTlsSkip = "openshell.middleware-tls-skip";
 inline constexpr const char* kUnknownCredential = "env.unknown-credential";
+inline constexpr const char* kTwoLayers = "relay.two-layer-credential";
+inline constexpr const char* kCredentialLayer = "credential.layer";
+inline constexpr const char* kInspectionField = "relay.inspection";
 
 struct Finding {
     std::string rule;     // one of the k* names above

@@ -15,6 +15,8 @@ Findings run_lint(const LintInput& input) {
     const std::vector<CredentialHost> hosts = credential_hosts(input, notes);
     Findings out;
     check_credential_hosts(input, hosts, out);
+    check_credential_layers(input, hosts, out, notes);
+    check_inspection_fields(input, out, notes);
     check_refusals(input, hosts, out);
     check_ambiguity(input, out);
     out.insert(out.end(), notes.begin(), notes.end());

@@ -21,6 +21,13 @@ struct PolicyEntry {
     std::string field;  // e.g. "/relay/allow/3"
 };
 
+// One binding of relay.credentials (the secret stays in its file: the lint never reads it).
+struct CredentialEntry {
+    RelayCredential binding;
+    std::string file;   // the policy file that lists it
+    std::string field;  // e.g. "/relay/credentials/0"
+};
+
 struct EnvFile {
     std::string file;
     std::vector<EnvVariable> variables;
@@ -28,8 +35,14 @@ struct EnvFile {
 
 struct LintInput {
     std::string policy_name;
-    std::vector<PolicyEntry> allow;         // relay.allow
-    std::vector<PolicyEntry> credentialed;  // relay.credentialed
+    std::vector<PolicyEntry> allow;            // relay.allow
+    std::vector<PolicyEntry> credentialed;     // relay.credentialed
+    std::vector<PolicyEntry> inspect;          // relay.inspect
+    std::vector<CredentialEntry> credentials;  // relay.credentials
+    std::optional<PolicyEntry> upstream_ca;    // relay.upstream_ca, when set
+    // cage.read, cage.write and cage.execute with {home} filled; {workspace} and {tmp} are
+    // known only when a step runs (toolcage run checks those itself).
+    std::vector<PolicyEntry> grants;
     std::optional<OpenShellPolicy> generated;  // the relay's OpenShell policy, as printed
     std::string relay_binary;                  // the one binary it may grant
     std::vector<OpenShellPolicy> openshell;    // the sandbox's other policies
@@ -37,7 +50,8 @@ struct LintInput {
     std::vector<EnvFile> env_files;
 };
 
-// Every finding, in a stable order: credential hosts, then what OpenShell would refuse.
+// Every finding, in a stable order: credential hosts, the relay's inspection fields, then what
+// OpenShell would refuse, then notes (which layer holds which secret among them).
 Findings run_lint(const LintInput& input);
 
 }  // namespace toolcage::lint

@@ -217,19 +217,28 @@ class Connection {
 
     Judgement judge(RequestHead& head) {
         RequestRecord rec;
+        rec.client = s_.record.client;
         rec.host = s_.target.authority();
         rec.method = head.method;
         rec.path = head.target.substr(0, head.target.find('?'));
-        auto refuse_with = [&](int status, const std::string& reason) {
+        // A placeholder in the path (refused below) is named, not copied, into the log and the
+        // fleet's event: which credential a placeholder stands for is the relay's to know.
+        for (const auto& c : ictx_.credentials)
+            for (auto at = rec.path.find(c.placeholder); at != std::string::npos;
+                 at = rec.path.find(c.placeholder, at))
+                rec.path.replace(at, c.placeholder.size(), "{placeholder of $" + c.env + "}");
+        auto refuse_with = [&](int status, const std::string& reason,
+                               const std::string& rule = "") {
             rec.verdict = "deny";
             rec.status = status;
             rec.reason = reason;
+            rec.rule = rule;
             log_request(rec);
             return Judgement{true, status, reason};
         };
         std::string problem;
         auto path = decoded_request_path(head.target, problem);
-        if (!path) return refuse_with(400, problem);
+        if (!path) return refuse_with(400, problem, "request target");
         int hosts = 0;
         for (const auto& [k, v] : head.headers)
             if (lower(k) == "host") {
@@ -237,24 +246,30 @@ class Connection {
                 if (!host_header_matches(v, s_.target))
                     return refuse_with(403,
                                        "the Host header names another host than the CONNECT host " +
-                                           s_.target.host);
+                                           s_.target.host,
+                                       "Host header");
             }
-        if (hosts != 1) return refuse_with(400, "a request needs exactly one Host header");
+        if (hosts != 1)
+            return refuse_with(400, "a request needs exactly one Host header", "Host header");
         if (const auto* rules = ictx_.rules_for(s_.target.host, s_.target.port)) {
             // The path read by a server that routes before it decodes (an encoded '/' kept):
             // deny rules judge it too.
             auto kept = decoded_request_path(head.target, problem, true);
-            if (!kept) return refuse_with(400, problem);
+            if (!kept) return refuse_with(400, problem, "request target");
             if (auto r = judge_request(rules->first, rules->second, head.method, *path,
                                        *kept == *path ? std::string() : *kept))
-                return refuse_with(403, r->reason);
+                return refuse_with(403, r->reason, r->rule);
         }
-        CredentialOutcome c = apply_credentials(
-            head.headers, head.target, ictx_.credential_for(s_.target.host, s_.target.port),
-            ictx_.credentials, s_.target.authority());
-        if (c.refused) return refuse_with(403, c.reason);
+        const BoundCredential* mine = ictx_.credential_for(s_.target.host, s_.target.port);
+        CredentialOutcome c = apply_credentials(head.headers, head.target, mine, ictx_.credentials,
+                                                s_.target.authority());
+        if (c.refused) return refuse_with(403, c.reason, c.field);
         rec.verdict = "allow";
         rec.credential = c.injected;
+        if (c.injected && mine) {
+            rec.credential_host = mine->host;
+            rec.credential_kind = mine->as.substr(0, mine->as.find(':'));
+        }
         log_request(rec);
         return Judgement{};
     }

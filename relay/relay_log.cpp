@@ -98,14 +98,19 @@ void log_request(const RequestRecord& r) {
     nlohmann::json j;
     j["time"] = now_iso8601();
     j["event"] = "request";
+    if (!r.client.empty()) j["client"] = r.client;
     j["host"] = r.host;
     j["method"] = r.method;
     j["path"] = r.path;
     j["verdict"] = r.verdict;
     if (r.status) j["status"] = r.status;
     if (!r.reason.empty()) j["reason"] = r.reason;
+    if (!r.rule.empty()) j["rule"] = r.rule;
     if (r.credential) j["credential"] = true;
-    write(j);
+    if (!r.credential_host.empty())
+        j["credential_binding"] = {{"host", r.credential_host}, {"kind", r.credential_kind}};
+    // Each request read inside an inspected connection is an http_activity event too.
+    fleet::forward_to_collector({write(j)}, log_file());
 }
 
 void log_event(const std::string& level, const std::string& event, const std::string& message) {

@@ -23,14 +23,22 @@ struct ConnectRecord {
 };
 
 // One HTTP request read inside an inspected connection: what was asked, never a header's value.
+// Also an OCSF http_activity event for the host's collector (fleet/ocsf_event.h), sent as the
+// connection's own record is: the same process, the same path, no new socket or right.
 struct RequestRecord {
-    std::string host;
+    std::string client;  // the step's peer address, as the connection's record has it
+    std::string host;    // host:port of the CONNECT
     std::string method;
     std::string path;         // without the query, which may carry a token
     std::string verdict;      // "allow" or "deny"
     int status = 0;           // 0 when forwarded; else the status we answered
     std::string reason;       // why refused
+    std::string rule;         // the policy field that refused it (relay.requests[...].deny[0] ...)
     bool credential = false;  // the relay put a credential into it
+    // The binding used, by host and kind ("bearer", "basic", "header") only: never the secret,
+    // the placeholder, the basic user or the header's value.
+    std::string credential_host;
+    std::string credential_kind;
 };
 
 void log_request(const RequestRecord& r);

@@ -1,5 +1,7 @@
 #include "tools/openshell_lint_input.h"
 
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -15,24 +17,55 @@ namespace {
 
 // Where an entry of relay.<list> is written: the last file of the extends chain that lists it
 // (a policy inherits its base's entries), with its JSON pointer there.
+// `matches` says whether an item of the list is the entry. `section`: "relay" or "cage".
 lint::PolicyEntry where_written(const Policy& p, const char* list, const std::string& entry,
-                                std::size_t merged_index) {
+                                std::size_t merged_index,
+                                const std::function<bool(const nlohmann::json&)>& matches = {},
+                                const std::string& section = "relay") {
     for (auto file = p.chain.rbegin(); file != p.chain.rend(); ++file) {
         std::ifstream in(*file);
         std::stringstream text;
         text << in.rdbuf();
         nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false, true);
-        if (doc.is_discarded() || !doc.is_object() || !doc.contains("relay")) continue;
-        const nlohmann::json& r = doc["relay"];
-        if (!r.is_object() || !r.contains(list) || !r[list].is_array()) continue;
+        if (doc.is_discarded() || !doc.is_object() || !doc.contains(section)) continue;
+        const nlohmann::json& r = doc[section];
+        if (!r.is_object() || !r.contains(list)) continue;
+        if (r[list].is_string() && r[list] == entry)
+            return {entry, *file, "/" + section + "/" + list};
+        if (!r[list].is_array()) continue;
         for (std::size_t i = 0; i < r[list].size(); ++i)
-            if (r[list][i] == entry) return {entry, *file, "/relay/" + std::string(list) + "/" + std::to_string(i)};
+            if (matches ? matches(r[list][i]) : r[list][i] == entry)
+                return {entry, *file,
+                        "/" + section + "/" + std::string(list) + "/" + std::to_string(i)};
     }
-    return {entry, p.file.empty() ? p.name : p.file, "/relay/" + std::string(list) + "/" + std::to_string(merged_index)};
+    const std::string tail = merged_index == SIZE_MAX ? "" : "/" + std::to_string(merged_index);
+    return {entry, p.file.empty() ? p.name : p.file,
+            "/" + section + "/" + std::string(list) + tail};
+}
+
+// cage.read, cage.write and cage.execute, {home} filled from $HOME (the user running the lint
+// is the user whose steps run); entries with other placeholders stay as written.
+std::vector<lint::PolicyEntry> grants(const Policy& p) {
+    std::vector<lint::PolicyEntry> out;
+    const char* home = std::getenv("HOME");
+    for (const auto& [name, list] :
+         {std::pair{"read", &p.cage.read}, std::pair{"write", &p.cage.write},
+          std::pair{"execute", &p.cage.execute}})
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            lint::PolicyEntry at = where_written(p, name, (*list)[i], i, {}, "cage");
+            std::string filled = (*list)[i];
+            if (filled.starts_with("{home}") && home && *home)
+                filled = home + filled.substr(6);
+            else if (filled.starts_with("~/") && home && *home)
+                filled = home + filled.substr(1);
+            out.push_back({filled, at.file, at.field});
+        }
+    return out;
 }
 
 std::vector<lint::PolicyEntry> entries(const Policy& written, const std::vector<std::string>& list,
-                                       const char* name, const std::function<std::optional<std::string>()>& npm,
+                                       const char* name,
+                                       const std::function<std::optional<std::string>()>& npm,
                                        std::vector<std::string>& notes) {
     std::vector<lint::PolicyEntry> out;
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -81,11 +114,26 @@ lint::LintInput lint_input(const Policy& policy, const std::string& generated_ya
     auto npm = npm_registry_source(o.npm_registry);
     in.allow = entries(policy, policy.relay.allow, "allow", npm, notes);
     in.credentialed = entries(policy, policy.relay.credentialed, "credentialed", npm, notes);
+    in.inspect = entries(policy, policy.relay.inspect, "inspect", npm, notes);
+    for (std::size_t i = 0; i < policy.relay.credentials.size(); ++i) {
+        const RelayCredential& c = policy.relay.credentials[i];
+        lint::PolicyEntry at =
+            where_written(policy, "credentials", c.host, i, [&](const nlohmann::json& j) {
+                return j.is_object() && j.value("host", "") == c.host &&
+                       j.value("placeholder_env", "") == c.placeholder_env;
+            });
+        in.credentials.push_back({c, at.file, at.field});
+    }
+    if (!policy.relay.upstream_ca.empty())
+        in.upstream_ca = where_written(policy, "upstream_ca", policy.relay.upstream_ca, SIZE_MAX);
+    in.grants = grants(policy);
     in.relay_binary = relay_binary_path(o.relay_path);
     if (!generated_yaml.empty())
         in.generated = lint::parse_openshell_policy(
-            generated_yaml, "the relay's OpenShell policy (toolcage policy openshell " + policy.name + ")");
-    for (const auto& f : o.openshell_policies) in.openshell.push_back(lint::read_openshell_policy_file(f));
+            generated_yaml,
+            "the relay's OpenShell policy (toolcage policy openshell " + policy.name + ")");
+    for (const auto& f : o.openshell_policies)
+        in.openshell.push_back(lint::read_openshell_policy_file(f));
     if (!o.providers.empty()) in.providers = lint::read_providers_file(o.providers);
     for (const auto& f : o.agent_envs) in.env_files.push_back({f, lint::read_agent_env_file(f)});
     return in;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "relay/inspect/ca_status.h"
 #include "relay/relay.h"
 
 int main(int argc, char** argv) {
@@ -53,6 +54,11 @@ int main(int argc, char** argv) {
     app.add_option("--make-ca", make_ca_dir,
                    "make toolcage's inspection CA (ca.key 0600, ca.pem) in this directory unless "
                    "it is there, then exit");
+    bool rotate_ca = false;
+    app.add_flag(
+        "--rotate", rotate_ca,
+        "with --make-ca: replace the CA in the directory by a new one (a key that may have "
+        "leaked, a certificate near its end); running steps keep the old one");
     app.add_option("--watch-fd", opt.watch_fd,
                    "pidfd of the launching step, or a lifeline pipe's read end: exit when it ends");
     app.add_option("--ready-fd", opt.ready_fd,
@@ -89,12 +95,19 @@ int main(int argc, char** argv) {
     }
     if (!make_ca_dir.empty()) {
         try {
-            toolcage::relay::make_ca(make_ca_dir);
+            if (rotate_ca)
+                toolcage::relay::rotate_ca(make_ca_dir);
+            else
+                toolcage::relay::make_ca(make_ca_dir);
             return 0;
         } catch (const toolcage::Error& e) {
             std::fprintf(stderr, "toolcage-relay: %s\n", e.what());
             return 2;
         }
+    }
+    if (rotate_ca) {
+        std::fprintf(stderr, "toolcage-relay: --rotate goes with --make-ca DIR\n");
+        return 2;
     }
     if (!upstream_file.empty()) {
         std::ifstream in(upstream_file);

@@ -91,6 +91,7 @@ CredentialOutcome apply_credentials(HeaderList& headers, std::string_view url,
     CredentialOutcome out;
     auto refuse = [&](const BoundCredential& c, const std::string& where) {
         out.refused = true;
+        out.field = c.field;
         out.reason = "the placeholder of $" + c.env + " (" + c.field + ", bound to " + c.host +
                      ") was sent to " + target + " " + where + "; it is replaced only in the " +
                      header_of(c) + " header of requests to " + c.host;

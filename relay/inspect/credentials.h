@@ -26,6 +26,7 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 struct CredentialOutcome {
     bool refused = false;
     std::string reason;     // names the variable and the host, never a value
+    std::string field;      // the refused placeholder's binding, "relay.credentials/0"
     bool injected = false;  // a secret went into the request
 };
 

@@ -1,17 +1,18 @@
 // `toolcage run` and `toolcage doctor` through the built binary.
-#include "common/user_home.h"
-
 #include <stdlib.h>
-#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <algorithm>
 #include <string>
 #include <vector>
+
+#include "common/user_home.h"
 
 namespace {
 
@@ -42,7 +43,8 @@ TEST_CASE("toolcage run returns the step's status; 128+n for a signal", "[cage][
     // Not /tmp itself: every user shares it, and it holds toolcage's fallback state directory.
     char dir[] = "/tmp/toolcage-cli-XXXXXX";
     REQUIRE(::mkdtemp(dir));
-    Out o = shell(bin + " run --workdir " + dir + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
+    Out o =
+        shell(bin + " run --workdir " + dir + " -- /bin/sh -c 'echo x > /etc/toolcage-cli-test'");
     Out ok = shell(bin + " run --workdir " + dir + " -- /bin/true");
     ::rmdir(dir);
     INFO(o.text);
@@ -116,6 +118,81 @@ TEST_CASE("toolcage doctor resolves a relative --workdir and names a missing one
     CHECK(std::system(("rm -rf " + d).c_str()) == 0);
 }
 
+TEST_CASE(
+    "toolcage doctor says where the relay's CA is, its key's mode and owner, its expiry; "
+    "--rotate replaces it",
+    "[cage][cli]") {
+    // A state directory of the test's own (the suite's marker in it), so the CA is this test's.
+    char dir[] = "/var/tmp/toolcage-doctor-ca-XXXXXX";
+    REQUIRE(::mkdtemp(dir));
+    const std::string d = dir, ca = d + "/relay-ca";
+    std::FILE* marker = std::fopen((d + "/.toolcage-test-state").c_str(), "w");
+    REQUIRE(marker);
+    std::fclose(marker);
+    REQUIRE(::chmod((d + "/.toolcage-test-state").c_str(), 0600) == 0);
+    const std::string env = "cd " + d + " && TOOLCAGE_STATE_DIR=" + d + " ";
+    const std::string relay = TOOLCAGE_RELAY_BIN;
+    auto line_of = [](const std::string& text) {
+        auto at = text.find("relay CA: ");
+        return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+    };
+
+    Out none = shell(env + bin + " doctor --policy forge");
+    INFO(none.text);
+    CHECK(line_of(none.text) ==
+          "relay CA: none yet in " + ca +
+              " (made by the first step that inspects a host, or by toolcage-relay "
+              "--make-ca " +
+              ca + ")");
+
+    REQUIRE(shell(relay + " --make-ca " + ca).status == 0);
+    Out made = shell(env + bin + " doctor --policy forge");
+    const std::string line = line_of(made.text);
+    INFO(line);
+    CHECK(line.find("relay CA: " + ca + "/ca.pem, key " + ca + "/ca.key mode 0600 owned by uid " +
+                    std::to_string(::geteuid()) + ", expires ") == 0);
+    CHECK(line.find("WARNING") == std::string::npos);
+    Out json = shell(env + bin + " doctor --json --policy forge");
+    auto j = nlohmann::json::parse(json.text);
+    CHECK(j["relay_ca"]["present"] == true);
+    CHECK(j["relay_ca"]["warning"] == false);
+    CHECK(j["relay_ca"]["key_mode"] == 0600);
+    CHECK(j["relay_ca"]["days_left"].get<long long>() > 3000);
+
+    // A key others can read: said, with the fix.
+    REQUIRE(::chmod((ca + "/ca.key").c_str(), 0644) == 0);
+    Out readable = shell(env + bin + " doctor --policy forge");
+    CHECK(line_of(readable.text)
+              .find("WARNING: the key is readable by group or others: chmod 600 " + ca +
+                    "/ca.key") != std::string::npos);
+
+    // --rotate: a new key and certificate, 0600 again; doctor quiet again.
+    Out before = shell("cat " + ca + "/ca.pem");
+    Out rotated = shell(relay + " --make-ca " + ca + " --rotate");
+    INFO(rotated.text);
+    REQUIRE(rotated.status == 0);
+    CHECK(shell("cat " + ca + "/ca.pem").text != before.text);
+    struct stat st {};
+    REQUIRE(::stat((ca + "/ca.key").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    CHECK_FALSE(std::filesystem::exists(ca + "/.rotating"));
+    CHECK(line_of(shell(env + bin + " doctor --policy forge").text).find("WARNING") ==
+          std::string::npos);
+    CHECK(shell(relay + " --rotate").status == 2);
+
+    // A CA near its end (made here by openssl, valid 10 days): the warning names the rotation.
+    REQUIRE(
+        shell("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 10 "
+              "-subj /CN=old -keyout " +
+              ca + "/new.key -out " + ca + "/new.pem && mv " + ca + "/new.key " + ca +
+              "/ca.key && mv " + ca + "/new.pem " + ca + "/ca.pem && chmod 600 " + ca + "/ca.key")
+            .status == 0);
+    Out near = shell(env + bin + " doctor --policy forge");
+    CHECK(line_of(near.text).find("WARNING: it expires within 30 days: toolcage-relay --make-ca " +
+                                  ca + " --rotate") != std::string::npos);
+    CHECK(std::system(("rm -rf " + d).c_str()) == 0);
+}
+
 TEST_CASE("toolcage run --verbose says first what the step is granted, in words", "[cage][cli]") {
     char dir[] = "/var/tmp/toolcage-verbose-XXXXXX";
     REQUIRE(::mkdtemp(dir));
@@ -146,7 +223,8 @@ TEST_CASE("toolcage run --verbose says first what the step is granted, in words"
     for (const auto& p : listed) CHECK(p.starts_with("/"));
     CHECK(std::find(listed.begin(), listed.end(), "/usr") != listed.end());
     // The read-only cage writes nothing and has no network, whatever the policy's relay.
-    Out ro = shell("cd " + d + " && " + bin + " run --verbose --read-only --policy forge -- /bin/true");
+    Out ro =
+        shell("cd " + d + " && " + bin + " run --verbose --read-only --policy forge -- /bin/true");
     INFO(ro.text);
     CHECK(ro.status == 0);
     CHECK(ro.text.find("  writes:    nothing (the read-only cage") != std::string::npos);
@@ -154,13 +232,14 @@ TEST_CASE("toolcage run --verbose says first what the step is granted, in words"
     CHECK(ro.text.find("TMPDIR:") == std::string::npos);
     // A workspace given by --workspace (as the hook's rewrite gives it) is the one named.
     REQUIRE(::mkdir((d + "/sub").c_str(), 0755) == 0);
-    Out given = shell("cd " + d + "/sub && " + bin + " run --verbose --workspace " + d + " --policy forge -- /bin/true");
+    Out given = shell("cd " + d + "/sub && " + bin + " run --verbose --workspace " + d +
+                      " --policy forge -- /bin/true");
     INFO(given.text);
     CHECK(given.status == 0);
     CHECK(given.text.find("  workspace: " + d + " (given by --workspace)") != std::string::npos);
     // Without --verbose, nothing of it.
-    CHECK(shell("cd " + d + " && " + bin + " run --policy forge -- /bin/true").text.find("is granted") ==
-          std::string::npos);
+    CHECK(shell("cd " + d + " && " + bin + " run --policy forge -- /bin/true")
+              .text.find("is granted") == std::string::npos);
     CHECK(std::system(("rm -rf " + d).c_str()) == 0);
 }
 
@@ -176,9 +255,10 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
         std::fprintf(f, "{\"extends\": \"default\", \"cage\": {\"network\": \"%s\"}}", mode);
         std::fclose(f);
         // $TOOLCAGE_LOG counts only under toolcage's state directory (common/user_home.h).
-        std::string log = toolcage::primary_state_dir() + "/test-logs/" + d.substr(d.rfind('/') + 1) + "-" + mode + ".jsonl";
-        Out o = shell("TOOLCAGE_LOG=" + log + " " + bin + " run --policy " + policy + " --workdir " + d +
-                      " -- /bin/sh -c 'exit 4'");
+        std::string log = toolcage::primary_state_dir() + "/test-logs/" +
+                          d.substr(d.rfind('/') + 1) + "-" + mode + ".jsonl";
+        Out o = shell("TOOLCAGE_LOG=" + log + " " + bin + " run --policy " + policy +
+                      " --workdir " + d + " -- /bin/sh -c 'exit 4'");
         INFO(o.text);
         CHECK(o.status == 4);
         Out line = shell("cat " + log);
@@ -192,7 +272,8 @@ TEST_CASE("every caged step is one line in the decision log, naming its network 
     shell("rm -rf " + d);
 }
 
-TEST_CASE("a test state directory takes the hook's decisions and doctor names it", "[cage][cli][state]") {
+TEST_CASE("a test state directory takes the hook's decisions and doctor names it",
+          "[cage][cli][state]") {
     char base[] = "/var/tmp/toolcage-suite-state-XXXXXX";
     REQUIRE(::mkdtemp(base));
     const std::string d = std::string(base) + "/state";
@@ -206,12 +287,15 @@ TEST_CASE("a test state directory takes the hook's decisions and doctor names it
 
     Out doctor = shell(env + bin + " doctor --policy default --workdir " + base + "/ws");
     INFO(doctor.text);
-    CHECK(doctor.text.find("  state: " + d + " (journal, decision log; a test suite's") != std::string::npos);
+    CHECK(doctor.text.find("  state: " + d + " (journal, decision log; a test suite's") !=
+          std::string::npos);
 
-    const std::string payload = R"({"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash",)"
-                                R"("tool_input":{"command":"ls state-dir-probe"},"cwd":")" +
-                                std::string(base) + R"(/ws"})";
-    Out hook = shell("printf '%s' '" + payload + "' | " + env + bin + " hook --agent claude --policy default");
+    const std::string payload =
+        R"({"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash",)"
+        R"("tool_input":{"command":"ls state-dir-probe"},"cwd":")" +
+        std::string(base) + R"(/ws"})";
+    Out hook = shell("printf '%s' '" + payload + "' | " + env + bin +
+                     " hook --agent claude --policy default");
     INFO(hook.text);
     CHECK(hook.status == 0);
     Out logged = shell("grep -c 'ls state-dir-probe' " + d + "/decisions.jsonl");
@@ -224,13 +308,15 @@ TEST_CASE("a test state directory takes the hook's decisions and doctor names it
     CHECK(refused.text.find("TOOLCAGE_STATE_DIR=" + d + " is ignored") != std::string::npos);
     CHECK(refused.text.find("  state: " + d + " ") == std::string::npos);
     // and it leaves the state in use (the user's own) as it is: no housekeeping there.
-    CHECK(refused.text.find("housekeeping: skipped: $TOOLCAGE_STATE_DIR is set but ignored") != std::string::npos);
+    CHECK(refused.text.find("housekeeping: skipped: $TOOLCAGE_STATE_DIR is set but ignored") !=
+          std::string::npos);
     CHECK(refused.text.find("housekeeping: removed") == std::string::npos);
     CHECK(std::system((std::string("rm -rf ") + base).c_str()) == 0);
 }
 
-TEST_CASE("a test state directory a step could write makes the run refuse, and nothing is written there",
-          "[cage][cli][state]") {
+TEST_CASE(
+    "a test state directory a step could write makes the run refuse, and nothing is written there",
+    "[cage][cli][state]") {
     char base[] = "/var/tmp/toolcage-suite-ws-XXXXXX";
     REQUIRE(::mkdtemp(base));
     const std::string ws = base;
@@ -240,11 +326,12 @@ TEST_CASE("a test state directory a step could write makes the run refuse, and n
     REQUIRE(m);
     std::fclose(m);
     REQUIRE(::chmod((d + "/.toolcage-test-state").c_str(), 0600) == 0);
-    Out r = shell("cd " + ws + " && TOOLCAGE_STATE_DIR=" + d + " " + bin + " run --policy default --workdir " + ws +
-                  " -- /bin/sh -c 'echo ran > ran.txt'");
+    Out r = shell("cd " + ws + " && TOOLCAGE_STATE_DIR=" + d + " " + bin +
+                  " run --policy default --workdir " + ws + " -- /bin/sh -c 'echo ran > ran.txt'");
     INFO(r.text);
     CHECK(r.status == 2);
-    CHECK(r.text.find("holds " + d + " (toolcage's own state), so it cannot be a workspace") != std::string::npos);
+    CHECK(r.text.find("holds " + d + " (toolcage's own state), so it cannot be a workspace") !=
+          std::string::npos);
     CHECK(::access((ws + "/ran.txt").c_str(), F_OK) != 0);
     Out listed = shell("ls -A " + d);
     CHECK(listed.text == ".toolcage-test-state\n");

@@ -70,8 +70,9 @@ TEST_CASE("an ask is held for approval; in audit mode a would-be deny is only ob
 }
 
 TEST_CASE("allow and cage are the launch of the step they start") {
-    auto allow = event_of(R"({"time":"2026-11-30T18:00:00.000Z","agent":"hermes","verdict":"allow",)"
-                          R"("rule":"readonly","reason":"read-only","command":"git status","kind":"shell","us":80})");
+    auto allow = event_of(
+        R"({"time":"2026-11-30T18:00:00.000Z","agent":"hermes","verdict":"allow",)"
+        R"("rule":"readonly","reason":"read-only","command":"git status","kind":"shell","us":80})");
     CHECK(allow["class_uid"] == 1007);
     CHECK(allow["activity_id"] == 1);
     CHECK(allow["activity_name"] == "Launch");
@@ -88,8 +89,9 @@ TEST_CASE("allow and cage are the launch of the step they start") {
     CHECK(cage["disposition_id"] == 99);
     CHECK(cage["disposition"] == "Caged");
 
-    auto write = event_of(R"({"time":"2026-11-30T18:00:00.000Z","agent":"claude","tool":"Write","verdict":"allow",)"
-                          R"("command":"/ws/a.txt","kind":"write"})");
+    auto write = event_of(
+        R"({"time":"2026-11-30T18:00:00.000Z","agent":"claude","tool":"Write","verdict":"allow",)"
+        R"("command":"/ws/a.txt","kind":"write"})");
     CHECK(write["activity_id"] == 99);
     CHECK(write["activity_name"] == "Write call");
     CHECK_FALSE(write["process"].contains("name"));
@@ -111,7 +113,8 @@ TEST_CASE("a step's end says its exit status, what the cage refused, and its id"
     CHECK(e["unmapped"]["refusals"].size() == 1);
     CHECK(e["time"] == 1796061601500LL);
 
-    auto ok = event_of(R"({"time":"2026-11-30T18:00:01.500Z","event":"step","status":0,"command":"true","read_only":true})");
+    auto ok = event_of(
+        R"({"time":"2026-11-30T18:00:01.500Z","event":"step","status":0,"command":"true","read_only":true})");
     CHECK(ok["status_id"] == 1);
     CHECK(ok["disposition_id"] == 1);
     CHECK(ok["message"] == "read-only step exited with status 0");
@@ -144,6 +147,56 @@ TEST_CASE("a relay connection is network activity: open or refused, and why") {
     CHECK(allow["unmapped"]["bytes_down"] == 20);
 }
 
+TEST_CASE("a request on an inspected host is http activity: its method, url, rule and binding") {
+    auto allow = event_of(
+        R"({"time":"2026-11-30T18:00:03.000Z","event":"request","client":"127.0.0.1:40001",)"
+        R"("host":"git.example.com:443","method":"GET","path":"/org/repo.git/info/refs","verdict":"allow",)"
+        R"("credential":true,"credential_binding":{"host":"git.example.com","kind":"basic"},"step":"s9"})");
+    CHECK(allow["class_uid"] == 4002);
+    CHECK(allow["category_uid"] == 4);
+    CHECK(allow["activity_id"] == 3);
+    CHECK(allow["activity_name"] == "Get");
+    CHECK(allow["type_uid"] == 400203);
+    CHECK(allow["action_id"] == 1);
+    CHECK(allow["severity_id"] == 1);
+    CHECK(allow["http_request"]["http_method"] == "GET");
+    CHECK(allow["http_request"]["url"]["hostname"] == "git.example.com");
+    CHECK(allow["http_request"]["url"]["path"] == "/org/repo.git/info/refs");
+    CHECK(allow["http_request"]["url"]["url_string"] ==
+          "https://git.example.com/org/repo.git/info/refs");
+    CHECK_FALSE(allow["http_request"]["url"].contains("query_string"));
+    CHECK_FALSE(
+        allow.contains("http_response"));  // forwarded: the server's answer goes back unread
+    CHECK(allow["dst_endpoint"]["hostname"] == "git.example.com");
+    CHECK(allow["dst_endpoint"]["port"] == 443);
+    CHECK(allow["src_endpoint"]["port"] == 40001);
+    CHECK(allow["unmapped"]["credential_binding"] ==
+          nlohmann::json{{"host", "git.example.com"}, {"kind", "basic"}});
+    CHECK(allow["unmapped"]["step"] == "s9");
+
+    auto deny = event_of(
+        R"({"time":"2026-11-30T18:00:04.000Z","event":"request","host":"git.example.com:8443","method":"POST",)"
+        R"("path":"/org/repo.git/git-receive-pack","verdict":"deny","status":403,)"
+        R"("reason":"refused by relay.requests[\"git.example.com\"].deny[0]",)"
+        R"("rule":"relay.requests[\"git.example.com\"].deny[0]"})");
+    CHECK(deny["activity_id"] == 6);
+    CHECK(deny["action_id"] == 2);
+    CHECK(deny["disposition_id"] == 2);
+    CHECK(deny["severity_id"] == 3);
+    CHECK(deny["http_response"]["code"] == 403);
+    CHECK(deny["status_code"] == "403");
+    CHECK(deny["firewall_rule"]["uid"] == "relay.requests[\"git.example.com\"].deny[0]");
+    CHECK(deny["http_request"]["url"]["port"] == 8443);
+    CHECK(deny["http_request"]["url"]["url_string"] ==
+          "https://git.example.com:8443/org/repo.git/git-receive-pack");
+
+    auto other = event_of(
+        R"({"time":"2026-11-30T18:00:05.000Z","event":"request","host":"h.example:443","method":"PROPFIND",)"
+        R"("path":"/","verdict":"allow"})");
+    CHECK(other["activity_id"] == 99);
+    CHECK(other["activity_name"] == "PROPFIND");
+}
+
 TEST_CASE("a write into later sessions is a finding, even when allowed") {
     const std::string line =
         R"({"time":"2026-11-30T18:44:17.123Z","agent":"hermes","profile":"worker","session":"s1","tool":"memory",)"
@@ -163,18 +216,20 @@ TEST_CASE("a write into later sessions is a finding, even when allowed") {
 }
 
 TEST_CASE("a tamper line is a high-severity finding") {
-    auto e = event_of(R"({"time":"2026-11-30T18:00:00.000Z","event":"tamper","tool":"run","verdict":"tamper",)"
-                      R"("rule":"cage.tamper","reason":"changed .git/hooks/pre-commit","path":".git/hooks/pre-commit",)"
-                      R"("change":"modified","action":"restored","undone":true,"workspace":"/ws","profile":"default","command":"make"})");
+    auto e = event_of(
+        R"({"time":"2026-11-30T18:00:00.000Z","event":"tamper","tool":"run","verdict":"tamper",)"
+        R"("rule":"cage.tamper","reason":"changed .git/hooks/pre-commit","path":".git/hooks/pre-commit",)"
+        R"("change":"modified","action":"restored","undone":true,"workspace":"/ws","profile":"default","command":"make"})");
     CHECK(e["class_uid"] == 2004);
     CHECK(e["severity_id"] == 4);
     CHECK(e["disposition_id"] == 9);
 }
 
 TEST_CASE("a held change is a finding: put back, kept for a person to land") {
-    auto e = event_of(R"({"time":"2026-11-30T18:00:00.000Z","event":"held","tool":"run","verdict":"held",)"
-                      R"("rule":"cage.hold.dot-file","reason":".npmrc created: a dot-file","path":".npmrc",)"
-                      R"("change":"created","workspace":"/ws","step":"0123456789abcdef","command":"npm i"})");
+    auto e = event_of(
+        R"({"time":"2026-11-30T18:00:00.000Z","event":"held","tool":"run","verdict":"held",)"
+        R"("rule":"cage.hold.dot-file","reason":".npmrc created: a dot-file","path":".npmrc",)"
+        R"("change":"created","workspace":"/ws","step":"0123456789abcdef","command":"npm i"})");
     CHECK(e["class_uid"] == 2004);
     CHECK(e["severity_id"] == 4);
     CHECK(e["disposition_id"] == 9);
@@ -186,11 +241,13 @@ TEST_CASE("lines that are not events give none") {
     CHECK_FALSE(ocsf_event("", kSource));
     CHECK_FALSE(ocsf_event("not json", kSource));
     CHECK_FALSE(ocsf_event("[1,2]", kSource));
-    CHECK_FALSE(ocsf_event(R"({"time":"2026-11-30T18:00:00.000Z","verdict":"deny"")", kSource));  // torn
-    CHECK_FALSE(ocsf_event(R"({"verdict":"deny","rule":"x"})", kSource));                           // no time
+    CHECK_FALSE(
+        ocsf_event(R"({"time":"2026-11-30T18:00:00.000Z","verdict":"deny"")", kSource));  // torn
+    CHECK_FALSE(ocsf_event(R"({"verdict":"deny","rule":"x"})", kSource));                 // no time
     CHECK_FALSE(ocsf_event(R"({"time":"yesterday","verdict":"deny"})", kSource));
-    CHECK_FALSE(ocsf_event(R"({"time":"2026-11-30T18:00:00.000Z","level":"info","event":"listening","message":"x"})",
-                           kSource));
+    CHECK_FALSE(ocsf_event(
+        R"({"time":"2026-11-30T18:00:00.000Z","level":"info","event":"listening","message":"x"})",
+        kSource));
     CHECK_FALSE(ocsf_event(R"({"time":"2026-11-30T18:00:00.000Z","verdict":"maybe"})", kSource));
 }
 
@@ -212,7 +269,8 @@ TEST_CASE("times are milliseconds since the epoch") {
     CHECK_FALSE(epoch_ms("2026-11-30T18:44:17.12xZ"));
 }
 
-TEST_CASE("a line with fields of the wrong type still gives an event; bytes that are not UTF-8 none") {
+TEST_CASE(
+    "a line with fields of the wrong type still gives an event; bytes that are not UTF-8 none") {
     // Log lines hold what the agent sent (commands, paths) and what a step printed: any bytes.
     const std::string lines[] = {
         R"({"time":"2026-11-30T18:00:00.000Z","verdict":"deny","rule":7,"reason":null,"command":["rm"],"agent":{}})",
@@ -223,8 +281,9 @@ TEST_CASE("a line with fields of the wrong type still gives an event; bytes that
     };
     // The log's writers replace bytes that are not UTF-8; a line that still has them is not
     // JSON, and gives no event rather than an exception.
-    CHECK_FALSE(ocsf_event("{\"time\":\"2026-11-30T18:00:00.000Z\",\"verdict\":\"allow\",\"command\":\"ls \xff\xfe\"}",
-                           kSource));
+    CHECK_FALSE(ocsf_event(
+        "{\"time\":\"2026-11-30T18:00:00.000Z\",\"verdict\":\"allow\",\"command\":\"ls \xff\xfe\"}",
+        kSource));
     for (const auto& line : lines) {
         INFO(line);
         std::optional<nlohmann::json> e;

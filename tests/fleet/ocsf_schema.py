@@ -16,7 +16,8 @@ import sys
 
 import jsonschema
 
-CLASS_UIDS = {2004: "detection_finding", 1007: "process_activity", 4001: "network_activity"}
+CLASS_UIDS = {2004: "detection_finding", 1007: "process_activity", 4001: "network_activity",
+              4002: "http_activity"}
 
 
 def _load(schema_dir, kind):

@@ -5,10 +5,10 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "tests/hook/run_binary.h"
@@ -44,19 +44,23 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
 
 TEST_CASE("policy openshell fills {npm_registry} in forge and in a policy that extends it") {
     Home home;
-    RunResult forge = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge"} + kRegistry);
+    RunResult forge =
+        run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge"} + kRegistry);
     INFO(forge.err);
     REQUIRE(forge.exit_code == 0);
     CHECK(has(forge.out, "      - host: \"registry.example.org\"\n        port: 443\n"));
-    CHECK_FALSE(has(forge.out, "tls: skip"));  // stand-alone: OpenShell's default, beside any stock policy
+    CHECK_FALSE(
+        has(forge.out, "tls: skip"));  // stand-alone: OpenShell's default, beside any stock policy
     CHECK_FALSE(has(forge.out, "{npm_registry}"));
     // The model API, declared in relay.credentialed, gets the inspected shape.
-    CHECK(has(forge.out, "      - host: \"api.anthropic.com\"\n        port: 443\n        protocol: rest\n"
-                         "        access: read-write\n        enforcement: enforce\n"));
+    CHECK(has(forge.out,
+              "      - host: \"api.anthropic.com\"\n        port: 443\n        protocol: rest\n"
+              "        access: read-write\n        enforcement: enforce\n"));
     CHECK(has(forge.out, "      - path: \"" + std::string(TOOLCAGE_RELAY_BIN) + "\"\n"));
 
-    RunResult team = run_toolcage(home, std::vector<std::string>{"policy", "openshell", kFixtures + "/team.json"} +
-                                        kRegistry);
+    RunResult team = run_toolcage(
+        home,
+        std::vector<std::string>{"policy", "openshell", kFixtures + "/team.json"} + kRegistry);
     INFO(team.err);
     REQUIRE(team.exit_code == 0);
     CHECK(has(team.out, "network_policies:\n  toolcage_relay_team:\n"));
@@ -65,7 +69,9 @@ TEST_CASE("policy openshell fills {npm_registry} in forge and in a policy that e
     CHECK(has(team.out, "host: \"github.com\""));
 }
 
-TEST_CASE("policy openshell fills the registry as the cage does: from the user's own npmrc, never HOME's") {
+TEST_CASE(
+    "policy openshell fills the registry as the cage does: from the user's own npmrc, never "
+    "HOME's") {
     // HOME is the agent shell's to set: a .npmrc under a HOME that is not the user database's
     // home names no registry (the real ~/.npmrc, /etc/npmrc or npm's default does).
     Home home;
@@ -80,7 +86,8 @@ TEST_CASE("policy openshell fills the registry as the cage does: from the user's
 TEST_CASE("policy openshell on a policy without a relay says why it prints nothing") {
     Home home;
     for (const char* name : {"default", "strict"}) {
-        RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "openshell", name} + kRegistry);
+        RunResult r =
+            run_toolcage(home, std::vector<std::string>{"policy", "openshell", name} + kRegistry);
         INFO(name << ": " << r.err);
         CHECK(r.exit_code == 2);
         CHECK(r.out.empty());
@@ -92,14 +99,16 @@ TEST_CASE("policy openshell on a policy without a relay says why it prints nothi
 TEST_CASE("policy openshell refuses a policy that breaks the checks; --force prints it loudly") {
     Home home;
     write_file(home.dir / ".env", "OPENROUTER_API_KEY=sk-or-x\nGITHUB_TOKEN=ghp_x\n");
-    auto args = std::vector<std::string>{"policy", "openshell", kFixtures + "/team.json", "--agent-env",
-                                         home.dir / ".env"} + kRegistry;
+    auto args = std::vector<std::string>{"policy", "openshell", kFixtures + "/team.json",
+                                         "--agent-env", home.dir / ".env"} +
+                kRegistry;
     RunResult refused = run_toolcage(home, args);
     CHECK(refused.exit_code == 2);
     CHECK(refused.out.empty());
-    CHECK(has(refused.err, "forge.json: /relay/allow/8: \"github.com\" lets the relay reach a host that "
-                           "holds a credential: github.com:443 holds GITHUB_TOKEN in " +
-                               home.dir / ".env line 2"));
+    CHECK(has(refused.err,
+              "forge.json: /relay/allow/8: \"github.com\" lets the relay reach a host that "
+              "holds a credential: github.com:443 holds GITHUB_TOKEN in " +
+                  home.dir / ".env line 2"));
     CHECK(has(refused.err, "fix: remove \"github.com\" from relay.allow"));
     CHECK(has(refused.err, "pass --force"));
 
@@ -111,17 +120,20 @@ TEST_CASE("policy openshell refuses a policy that breaks the checks; --force pri
 
 TEST_CASE("policy lint: the shipped forge with a typical Hermes .env lints clean") {
     Home home;
-    RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
-                                                          kFixtures + "/hermes.env"} + kRegistry);
+    RunResult r =
+        run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
+                                                    kFixtures + "/hermes.env"} +
+                               kRegistry);
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
     CHECK(has(r.out, "forge.json: clean\n"));
 
     // With the model API's provider profile too: the relay's endpoint has the profile's shape.
-    RunResult p = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
-                                                          kFixtures + "/hermes.env", "--providers",
-                                                          kFixtures + "/provider_claude_code.yaml"} +
-                                     kRegistry);
+    RunResult p =
+        run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
+                                                    kFixtures + "/hermes.env", "--providers",
+                                                    kFixtures + "/provider_claude_code.yaml"} +
+                               kRegistry);
     INFO(p.out << p.err);
     CHECK(p.exit_code == 0);
 }
@@ -129,11 +141,11 @@ TEST_CASE("policy lint: the shipped forge with a typical Hermes .env lints clean
 TEST_CASE("policy lint --json reports each finding with file, field and fix, and exits 1") {
     Home home;
     write_file(home.dir / "hermes.env", "OPENROUTER_API_KEY=sk-or-x\nGH_TOKEN=ghp_x\n");
-    RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", kFixtures + "/team.json",
-                                                          "--agent-env", home.dir / "hermes.env",
-                                                          "--openshell-policy",
-                                                          kFixtures + "/sandbox_pypi.yaml", "--json"} +
-                                     kRegistry);
+    RunResult r = run_toolcage(
+        home, std::vector<std::string>{"policy", "lint", kFixtures + "/team.json", "--agent-env",
+                                       home.dir / "hermes.env", "--openshell-policy",
+                                       kFixtures + "/sandbox_pypi.yaml", "--json"} +
+                  kRegistry);
     INFO(r.out << r.err);
     CHECK(r.exit_code == 1);
     auto doc = nlohmann::json::parse(r.out);
@@ -146,7 +158,8 @@ TEST_CASE("policy lint --json reports each finding with file, field and fix, and
         CHECK(!f["fix"].get<std::string>().empty());
     }
     CHECK(rules.count("relay.credential-host"));
-    CHECK(rules.count("openshell.ambiguity"));  // pypi.org: skipped there, the relay's in the default
+    CHECK(
+        rules.count("openshell.ambiguity"));  // pypi.org: skipped there, the relay's in the default
     const auto& first = doc["findings"][0];
     CHECK(first["rule"] == "relay.credential-host");
     CHECK(first["field"] == "/relay/allow/8");
@@ -155,29 +168,35 @@ TEST_CASE("policy lint --json reports each finding with file, field and fix, and
 
 TEST_CASE("policy lint errors name the file and the fix, and exit 2") {
     Home home;
-    RunResult missing = run_toolcage(home, {"policy", "lint", "forge", "--openshell-policy", "/nonexistent/p.yaml"});
+    RunResult missing = run_toolcage(
+        home, {"policy", "lint", "forge", "--openshell-policy", "/nonexistent/p.yaml"});
     CHECK(missing.exit_code == 2);
     CHECK(has(missing.err, "/nonexistent/p.yaml: cannot read the OpenShell policy"));
     CHECK(has(missing.err, "check the path"));
 
-    RunResult bad = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--openshell-policy",
-                                                            kFixtures + "/bad.yaml"} + kRegistry);
+    RunResult bad =
+        run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--openshell-policy",
+                                                    kFixtures + "/bad.yaml"} +
+                               kRegistry);
     CHECK(bad.exit_code == 2);
     CHECK(has(bad.err, "bad.yaml: line "));
     CHECK(has(bad.err, "not valid YAML"));
 
-    RunResult env = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
-                                                            kFixtures + "/bad.yaml"} + kRegistry);
+    RunResult env =
+        run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--agent-env",
+                                                    kFixtures + "/bad.yaml"} +
+                               kRegistry);
     CHECK(env.exit_code == 2);
     CHECK(has(env.err, "bad.yaml: line 1: not a KEY=VALUE assignment"));
 }
 
 TEST_CASE("policy openshell --base prints the sandbox's policy with the relay's access merged in") {
     Home home;
-    RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge", "--base",
-                                                              kFixtures + "/stock_base.yaml", "--relay",
-                                                              "/usr/local/bin/toolcage-relay"} +
-                                         kRegistry);
+    RunResult r =
+        run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge", "--base",
+                                                    kFixtures + "/stock_base.yaml", "--relay",
+                                                    "/usr/local/bin/toolcage-relay"} +
+                               kRegistry);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(has(r.out, "github_rest_api:"));       // the base's rules, kept
@@ -186,10 +205,11 @@ TEST_CASE("policy openshell --base prints the sandbox's policy with the relay's 
     // The base's own provider layer is a credential the relay may not reach undeclared.
     write_file(home.dir / "p.json",
                "{\"extends\": \"forge\", \"relay\": {\"allow\": [\"api.github.com\"]}}");
-    RunResult cred = run_toolcage(home, std::vector<std::string>{"policy", "openshell", home.dir / "p.json",
-                                                                 "--base", kFixtures + "/stock_full_with_provider.yaml",
-                                                                 "--relay", "/usr/local/bin/toolcage-relay"} +
-                                            kRegistry);
+    RunResult cred = run_toolcage(
+        home, std::vector<std::string>{"policy", "openshell", home.dir / "p.json", "--base",
+                                       kFixtures + "/stock_full_with_provider.yaml", "--relay",
+                                       "/usr/local/bin/toolcage-relay"} +
+                  kRegistry);
     CHECK(cred.exit_code == 2);
     CHECK(cred.out.empty());
     CHECK(has(cred.err, "_provider_github"));
@@ -198,10 +218,12 @@ TEST_CASE("policy openshell --base prints the sandbox's policy with the relay's 
 
 TEST_CASE("policy openshell refuses a --relay path OpenShell would expand as a glob") {
     Home home;
-    for (const char* path : {"/usr/**", "/usr/bin/toolcage-relay*", "/opt/[a]/toolcage-relay", "relative/relay"}) {
+    for (const char* path :
+         {"/usr/**", "/usr/bin/toolcage-relay*", "/opt/[a]/toolcage-relay", "relative/relay"}) {
         INFO(path);
-        RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "openshell", "forge", "--relay", path} +
-                                             kRegistry);
+        RunResult r = run_toolcage(
+            home,
+            std::vector<std::string>{"policy", "openshell", "forge", "--relay", path} + kRegistry);
         CHECK(r.exit_code == 2);
         CHECK(r.out.empty());
         CHECK(has(r.err, std::string("\"") + path + "\""));
@@ -211,16 +233,18 @@ TEST_CASE("policy openshell refuses a --relay path OpenShell would expand as a g
 TEST_CASE("policy lint refuses what is not a regular policy file, by name, without hanging") {
     Home home;
     ::mkfifo((home.dir / "fifo.yaml").c_str(), 0600);
-    write_file(home.dir / "typo.yaml", "version: 1\nnetwork_policies:\n  a:\n    endpoints:\n"
-                                      "      - {host: pypi.org, port: 443, tsl: skip}\n");
+    write_file(home.dir / "typo.yaml",
+               "version: 1\nnetwork_policies:\n  a:\n    endpoints:\n"
+               "      - {host: pypi.org, port: 443, tsl: skip}\n");
     for (const auto& [file, reason] : std::vector<std::pair<std::string, std::string>>{
              {"/dev/zero", "not a regular file"},
              {home.dir.path(), "not a regular file (a directory)"},
              {home.dir / "fifo.yaml", "not a regular file (a FIFO)"},
              {home.dir / "typo.yaml", "network_policies.a.endpoints[0].tsl: unknown field"}}) {
         INFO(file);
-        RunResult r = run_toolcage(home, std::vector<std::string>{"policy", "lint", "forge", "--openshell-policy",
-                                                                  file} + kRegistry);
+        RunResult r = run_toolcage(
+            home, std::vector<std::string>{"policy", "lint", "forge", "--openshell-policy", file} +
+                      kRegistry);
         CHECK(r.exit_code == 2);
         CHECK(has(r.err, file + ": "));
         CHECK(has(r.err, reason));
@@ -230,7 +254,8 @@ TEST_CASE("policy lint refuses what is not a regular policy file, by name, witho
 TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it") {
     Home home;
     write_file(home.dir / "bad.json",
-               "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"169.254.0.0/16\", \"10.0.0.1/8\"]}}");
+               "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"169.254.0.0/16\", "
+               "\"10.0.0.1/8\"]}}");
     RunResult bad = run_toolcage(home, {"policy", "validate", home.dir / "bad.json"});
     CHECK(bad.exit_code != 0);
     const std::string all = bad.out + bad.err;
@@ -238,11 +263,13 @@ TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it"
     CHECK(has(all, "never dials"));
     CHECK(has(all, "/relay/allow_ranges/1"));
     CHECK(has(all, "bits set after its prefix"));
-    write_file(home.dir / "type.json", "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [7]}}");
+    write_file(home.dir / "type.json",
+               "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [7]}}");
     RunResult type = run_toolcage(home, {"policy", "validate", home.dir / "type.json"});
     CHECK(type.exit_code != 0);
     CHECK(has(type.out + type.err, "/relay/allow_ranges/0"));
-    write_file(home.dir / "ours.json", "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"192.0.2.0/24\"]}}");
+    write_file(home.dir / "ours.json",
+               "{\"extends\": \"forge\", \"relay\": {\"allow_ranges\": [\"192.0.2.0/24\"]}}");
     RunResult ok = run_toolcage(home, {"policy", "validate", home.dir / "ours.json"});
     CHECK(ok.exit_code == 0);
     RunResult doctor = run_toolcage(home, {"doctor", "--policy", home.dir / "ours.json", "--json"});
@@ -252,7 +279,8 @@ TEST_CASE("relay.allow_ranges is validated with the policy, and doctor shows it"
 
 TEST_CASE("relay.require_sni is validated with the policy, and doctor shows it") {
     Home home;
-    write_file(home.dir / "bad.json", "{\"extends\": \"forge\", \"relay\": {\"require_sni\": \"no\"}}");
+    write_file(home.dir / "bad.json",
+               "{\"extends\": \"forge\", \"relay\": {\"require_sni\": \"no\"}}");
     RunResult bad = run_toolcage(home, {"policy", "validate", home.dir / "bad.json"});
     CHECK(bad.exit_code != 0);
     const std::string all = bad.out + bad.err;
@@ -260,7 +288,8 @@ TEST_CASE("relay.require_sni is validated with the policy, and doctor shows it")
     CHECK(has(all, home.dir / "bad.json"));
     CHECK(has(all, "/relay/require_sni"));
     CHECK(has(all, "must be true or false"));
-    write_file(home.dir / "off.json", "{\"extends\": \"forge\", \"relay\": {\"require_sni\": false}}");
+    write_file(home.dir / "off.json",
+               "{\"extends\": \"forge\", \"relay\": {\"require_sni\": false}}");
     RunResult ok = run_toolcage(home, {"policy", "validate", home.dir / "off.json"});
     CHECK(ok.exit_code == 0);
     RunResult doctor = run_toolcage(home, {"doctor", "--policy", home.dir / "off.json", "--json"});
@@ -278,7 +307,8 @@ TEST_CASE("policy validate and install say what is wrong with a file once, in wo
     CHECK(broken.exit_code != 0);
     const std::string said = broken.out + broken.err;
     INFO(said);
-    CHECK(has(said, home.dir / "broken.json" + ": not valid JSON at line 1 column 36: syntax error"));
+    CHECK(
+        has(said, home.dir / "broken.json" + ": not valid JSON at line 1 column 36: syntax error"));
     CHECK_FALSE(has(said, "json.exception"));
     CHECK(said.find("column 36") == said.rfind("column 36"));  // the position once
     // A directory is no policy: said so, by validate and install alike.
@@ -300,12 +330,14 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
     std::set<std::string> ids;
     for (const auto& rule : rules) ids.insert(rule["id"].get<std::string>());
     // The hook's own rules are there, marked fixed.
-    for (const char* id : {"file.git-dir", "self.protected", "file.link-escape", "hook.no-workspace", "hook.error"}) {
+    for (const char* id : {"file.git-dir", "self.protected", "file.link-escape",
+                           "hook.no-workspace", "hook.error"}) {
         INFO(id);
         CHECK(ids.count(id) == 1);
     }
     for (const auto& rule : rules) {
-        if (rule["id"] == "self.protected" || rule["id"] == "input.too-complex") CHECK(rule["overridable"] == false);
+        if (rule["id"] == "self.protected" || rule["id"] == "input.too-complex")
+            CHECK(rule["overridable"] == false);
         if (rule["id"] == "rm.home") CHECK(rule["overridable"] == true);
     }
     // Every rule id the README names in backquotes is one the binary knows.
@@ -316,7 +348,8 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
     std::set<std::string> prefixes;
     for (const auto& id : ids) prefixes.insert(id.substr(0, id.find('.')));
     std::size_t named = 0;
-    for (std::size_t at = readme.find('`'); at != std::string::npos; at = readme.find('`', at + 1)) {
+    for (std::size_t at = readme.find('`'); at != std::string::npos;
+         at = readme.find('`', at + 1)) {
         std::size_t end = readme.find('`', at + 1);
         if (end == std::string::npos) break;
         std::string word = readme.substr(at + 1, end - at - 1);
@@ -326,10 +359,11 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
         if (word.find_first_not_of("abcdefghijklmnopqrstuvwxyz-._") != std::string::npos) continue;
         if (!prefixes.count(word.substr(0, dot))) continue;  // a field (cage.write), a file (.git)
         if (word.find('.', dot + 1) != std::string::npos) continue;
-        if (word.starts_with("relay.") || word.starts_with("cage.") || word.starts_with("hermes.")) continue;
+        if (word.starts_with("relay.") || word.starts_with("cage.") || word.starts_with("hermes."))
+            continue;
         // Node's API, cargo's keys and build script, Gradle's build file, Nix's shell file.
-        if (word == "path.resolve" || word == "build.rustc-wrapper" || word == "build.rustc" || word == "build.rs" ||
-            word == "build.gradle" || word == "shell.nix")
+        if (word == "path.resolve" || word == "build.rustc-wrapper" || word == "build.rustc" ||
+            word == "build.rs" || word == "build.gradle" || word == "shell.nix")
             continue;
         ++named;
         INFO(word);
@@ -342,7 +376,8 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
     const std::regex verdict_id(R"re(Decision::[a-z]+,\s*"([a-z_-]+\.[a-z_.-]+)")re");
     std::size_t found = 0;
     for (const char* dir : {"/hook/decision", "/hook/adapters", "/hook/pipeline"})
-        for (const auto& e : std::filesystem::directory_iterator(std::string(TOOLCAGE_SOURCE_DIR) + dir)) {
+        for (const auto& e :
+             std::filesystem::directory_iterator(std::string(TOOLCAGE_SOURCE_DIR) + dir)) {
             if (e.path().extension() != ".cpp") continue;
             std::ifstream src(e.path());
             std::stringstream text;
@@ -357,13 +392,20 @@ TEST_CASE("policy rules lists every rule the hook answers with, and the README n
     CHECK(found > 20);
 }
 
-TEST_CASE("an override of a rule of the hook itself is refused, and one that lets a protection through is warned about") {
+TEST_CASE(
+    "an override of a rule of the hook itself is refused, and one that lets a protection through "
+    "is warned about") {
     Home home;
-    write_file(home.dir / "fixed.json", R"({"name": "fixed", "extends": "default", "overrides": {"self.protected": "allow"}})");
+    write_file(
+        home.dir / "fixed.json",
+        R"({"name": "fixed", "extends": "default", "overrides": {"self.protected": "allow"}})");
     RunResult fixed = run_toolcage(home, {"policy", "validate", home.dir / "fixed.json"});
     CHECK(fixed.exit_code != 0);
-    CHECK(has(fixed.err, "/overrides/self.protected: a rule of the hook itself, which no policy overrides"));
-    write_file(home.dir / "open.json", R"({"name": "open", "extends": "default", "overrides": {"rm.home": "allow", "secret.read": "cage", "build.run": "ask"}})");
+    CHECK(has(fixed.err,
+              "/overrides/self.protected: a rule of the hook itself, which no policy overrides"));
+    write_file(
+        home.dir / "open.json",
+        R"({"name": "open", "extends": "default", "overrides": {"rm.home": "allow", "secret.read": "cage", "build.run": "ask"}})");
     RunResult open = run_toolcage(home, {"policy", "validate", home.dir / "open.json"});
     CHECK(open.exit_code == 0);
     INFO(open.err);
@@ -373,7 +415,8 @@ TEST_CASE("an override of a rule of the hook itself is refused, and one that let
     CHECK_FALSE(has(open.err, "build.run"));  // making a rule stricter is no warning
 }
 
-TEST_CASE("a policy's own rule with examples: checked wherever the policy loads, listed and explained") {
+TEST_CASE(
+    "a policy's own rule with examples: checked wherever the policy loads, listed and explained") {
     Home home;
     const std::string good = home.dir / "team.json";
     write_file(good, R"({"name": "team", "extends": "default",
@@ -391,9 +434,11 @@ TEST_CASE("a policy's own rule with examples: checked wherever the policy loads,
     CHECK(rules[0]["id"] == "policy.restic.forget");
     CHECK(rules[0]["policy"] == "team");
     CHECK(rules[0]["match"][0] == "restic forget --prune");
-    RunResult explained = run_toolcage(home, {"explain", "--policy", good, "--", "kopia-like forget --all"});
+    RunResult explained =
+        run_toolcage(home, {"explain", "--policy", good, "--", "kopia-like forget --all"});
     CHECK(explained.exit_code == 0);
-    RunResult restic = run_toolcage(home, {"explain", "--policy", good, "--", "restic forget --keep-last 1"});
+    RunResult restic =
+        run_toolcage(home, {"explain", "--policy", good, "--", "restic forget --keep-last 1"});
     CHECK(has(restic.out, "policy.restic.forget"));
     CHECK(has(restic.out, "[the policy's own rule]"));
 
@@ -403,7 +448,9 @@ TEST_CASE("a policy's own rule with examples: checked wherever the policy loads,
                    "match": ["restic prune"], "not_match": ["restic forget now"]}]})");
     RunResult refused = run_toolcage(home, {"policy", "validate", bad});
     CHECK(refused.exit_code != 0);
-    CHECK(has(refused.err, bad + ": /rules/0/match/0: \"restic prune\": rule \"policy.restic.forget\" does not fire"));
+    CHECK(has(
+        refused.err,
+        bad + ": /rules/0/match/0: \"restic prune\": rule \"policy.restic.forget\" does not fire"));
     CHECK(has(refused.err, bad + ": /rules/0/not_match/0: \"restic forget now\""));
     RunResult check = run_toolcage(home, {"check", "--policy", bad, "--", "ls"});
     CHECK(check.exit_code == 2);
@@ -411,4 +458,59 @@ TEST_CASE("a policy's own rule with examples: checked wherever the policy loads,
     RunResult install = run_toolcage(home, {"policy", "install", bad});
     CHECK(install.exit_code != 0);
     CHECK(has(install.err, "nothing installed"));
+}
+
+TEST_CASE("policy lint says which layer holds which secret beside OpenShell's providers") {
+    Home home;
+    RunResult r = run_toolcage(
+        home,
+        std::vector<std::string>{"policy", "lint", kFixtures + "/inspect_github.json",
+                                 "--providers", kFixtures + "/openshell_provider_github.yaml"} +
+            kRegistry);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 1);
+    const std::string policy = kFixtures + "/inspect_github.json";
+    CHECK(has(
+        r.out,
+        policy +
+            ": /relay/credentials/0/host: \"github.com\" gets a credential from two layers: "
+            "toolcage's relay puts the secret of /nonexistent/toolcage-lint-fixture/github-token "
+            "into "
+            "each request as HTTP basic auth, and OpenShell injects its own at its proxy (provider "
+            "\"github\" (GITHUB_TOKEN, GH_TOKEN)"));
+    CHECK(has(r.out, "[relay.two-layer-credential]\n  fix: keep one layer"));
+    CHECK(has(r.out, policy + ": /relay/inspect/0: \"github.com\" is inspected"));
+    CHECK(has(r.out,
+              "api.github.com: note: \"api.github.com:443\": OpenShell injects its credential at "
+              "its proxy"));
+    CHECK(has(r.out,
+              "/relay/credentials/0/secret_file: note: "
+              "/nonexistent/toolcage-lint-fixture/github-token is "
+              "not there on this machine"));
+}
+
+TEST_CASE(
+    "policy lint refuses a relay.credentials binding it cannot use, naming file, field and fix") {
+    Home home;
+    const std::string cases[][3] = {
+        {R"({"host": "github.com", "secret_file": "/etc/toolcage-t/token", "as": "token", "placeholder_env": "T"})",
+         "/relay/credentials/0/as", "\"basic:<user>\""},
+        {R"({"host": "codeload.github.com", "secret_file": "/etc/toolcage-t/token", "placeholder_env": "T"})",
+         "/relay/credentials/0/host", "add \"codeload.github.com\" to relay.inspect"},
+        {R"({"host": "github.com", "secret_file": "token", "placeholder_env": "T"})",
+         "/relay/credentials/0/secret_file", "must be an absolute path"},
+    };
+    for (const auto& [binding, field, fix] : cases) {
+        write_file(home.dir / "p.json",
+                   "{\"extends\": \"forge\", \"relay\": {\"inspect\": [\"github.com\"], "
+                   "\"credentials\": [" +
+                       binding + "]}}");
+        RunResult r = run_toolcage(
+            home, std::vector<std::string>{"policy", "lint", home.dir / "p.json"} + kRegistry);
+        INFO(binding << "\n" << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(has(r.err, home.dir / "p.json"));
+        CHECK(has(r.err, field));
+        CHECK(has(r.err, fix));
+    }
 }

@@ -1,11 +1,14 @@
 // The lint's rules on plain inputs: credential hosts on relay.allow, relay.credentialed, shapes
 // that OpenShell refuses as ambiguous, and what a generated relay policy must never do.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "common/policy.h"
 #include "lint/lint.h"
 #include "relay/openshell_policy.h"
+#include "tests/hook/run_binary.h"
 
 using namespace toolcage::lint;
 
@@ -14,23 +17,28 @@ const std::string kFixtures = TOOLCAGE_LINT_FIXTURES;
 const std::string kRelay = "/usr/local/bin/toolcage-relay";
 
 // A policy's relay lists as the lint receives them, with the relay's generated policy.
-LintInput input(const std::vector<std::string>& allow, const std::vector<std::string>& credentialed = {}) {
+LintInput input(const std::vector<std::string>& allow,
+                const std::vector<std::string>& credentialed = {}) {
     LintInput in;
     in.policy_name = "p";
     for (std::size_t i = 0; i < allow.size(); ++i)
         in.allow.push_back({allow[i], "p.json", "/relay/allow/" + std::to_string(i)});
     for (std::size_t i = 0; i < credentialed.size(); ++i)
-        in.credentialed.push_back({credentialed[i], "p.json", "/relay/credentialed/" + std::to_string(i)});
+        in.credentialed.push_back(
+            {credentialed[i], "p.json", "/relay/credentialed/" + std::to_string(i)});
     toolcage::Policy p;
     p.name = "p";
     p.relay.allow = allow;
     p.relay.credentialed = credentialed;
-    in.generated = parse_openshell_policy(toolcage::relay::openshell_policy_yaml(p, kRelay), "<generated>");
+    in.generated =
+        parse_openshell_policy(toolcage::relay::openshell_policy_yaml(p, kRelay), "<generated>");
     in.relay_binary = kRelay;
     return in;
 }
 
-EnvFile env(const std::string& text) { return {"hermes.env", parse_agent_env(text, "hermes.env")}; }
+EnvFile env(const std::string& text) {
+    return {"hermes.env", parse_agent_env(text, "hermes.env")};
+}
 
 std::vector<const Finding*> of_rule(const Findings& fs, const char* rule) {
     std::vector<const Finding*> out;
@@ -95,8 +103,9 @@ TEST_CASE("wildcards match credential hosts both ways") {
 
 TEST_CASE("a base URL moves a key's host, and unknown secrets are notes") {
     LintInput in = input({"llm-proxy.example.com"});
-    in.env_files.push_back(env("OPENAI_API_KEY=sk-x\nOPENAI_BASE_URL=https://llm-proxy.example.com/v1\n"
-                               "ACME_API_KEY=abc\n"));
+    in.env_files.push_back(
+        env("OPENAI_API_KEY=sk-x\nOPENAI_BASE_URL=https://llm-proxy.example.com/v1\n"
+            "ACME_API_KEY=abc\n"));
     Findings fs = run_lint(in);
     auto hosts = of_rule(fs, kCredentialHost);
     REQUIRE(hosts.size() == 1);
@@ -113,7 +122,8 @@ TEST_CASE("provider profiles bind credentials to their endpoints") {
     Findings fs = run_lint(in);
     auto hosts = of_rule(fs, kCredentialHost);
     REQUIRE(hosts.size() == 1);  // pypi's profile has no credentials
-    CHECK(hosts[0]->message.find("provider \"github\" (GITHUB_TOKEN, GH_TOKEN)") != std::string::npos);
+    CHECK(hosts[0]->message.find("provider \"github\" (GITHUB_TOKEN, GH_TOKEN)") !=
+          std::string::npos);
     // And OpenShell would refuse the relay's `tls: skip` endpoint bound to GitHub's token.
     auto refused = of_rule(fs, kUninspectedCredential);
     REQUIRE(refused.size() == 1);
@@ -141,24 +151,32 @@ TEST_CASE("two policies shaping one host differently are flagged") {
     // Shapes that agree are not ambiguous, nor are different hosts or ports.
     LintInput same;
     same.openshell.push_back(parse_openshell_policy(
-        "version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
-        "access: read-only, enforcement: enforce}]\n    binaries: [{path: /usr/bin/curl}]\n", "a.yaml"));
-    same.openshell.push_back(parse_openshell_policy(
-        "version: 1\nnetwork_policies:\n  b:\n    endpoints:\n"
-        "      - {host: api.example.com, port: 443, protocol: rest, access: full, enforcement: enforce}\n"
-        "      - {host: api.example.com, port: 8443, tls: skip}\n"
-        "      - {host: other.example.com, port: 443, tls: skip}\n"
-        "    binaries: [{path: /usr/bin/wget}]\n", "b.yaml"));
+        "version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, "
+        "protocol: rest, "
+        "access: read-only, enforcement: enforce}]\n    binaries: [{path: /usr/bin/curl}]\n",
+        "a.yaml"));
+    same.openshell.push_back(
+        parse_openshell_policy("version: 1\nnetwork_policies:\n  b:\n    endpoints:\n"
+                               "      - {host: api.example.com, port: 443, protocol: rest, access: "
+                               "full, enforcement: enforce}\n"
+                               "      - {host: api.example.com, port: 8443, tls: skip}\n"
+                               "      - {host: other.example.com, port: 443, tls: skip}\n"
+                               "    binaries: [{path: /usr/bin/wget}]\n",
+                               "b.yaml"));
     CHECK(run_lint(same).empty());
 
     // Protocol and enforcement count where both endpoints carry request metadata.
     LintInput enforcement;
-    enforcement.openshell.push_back(parse_openshell_policy(
-        "version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
-        "access: read-only, enforcement: enforce}]\n", "a.yaml"));
-    enforcement.openshell.push_back(parse_openshell_policy(
-        "version: 1\nnetwork_policies:\n  b:\n    endpoints: [{host: api.example.com, port: 443, protocol: rest, "
-        "access: read-only, enforcement: audit}]\n", "b.yaml"));
+    enforcement.openshell.push_back(
+        parse_openshell_policy("version: 1\nnetwork_policies:\n  a:\n    endpoints: [{host: "
+                               "api.example.com, port: 443, protocol: rest, "
+                               "access: read-only, enforcement: enforce}]\n",
+                               "a.yaml"));
+    enforcement.openshell.push_back(
+        parse_openshell_policy("version: 1\nnetwork_policies:\n  b:\n    endpoints: [{host: "
+                               "api.example.com, port: 443, protocol: rest, "
+                               "access: read-only, enforcement: audit}]\n",
+                               "b.yaml"));
     Findings efs = run_lint(enforcement);
     auto e = of_rule(efs, kAmbiguity);
     REQUIRE(e.size() == 1);
@@ -166,7 +184,8 @@ TEST_CASE("two policies shaping one host differently are flagged") {
 }
 
 TEST_CASE("the stand-alone relay policy meets stock shapes without ambiguity, not a skipped host") {
-    LintInput in = input({"pypi.org", "files.pythonhosted.org", "github.com", "*.githubusercontent.com"});
+    LintInput in =
+        input({"pypi.org", "files.pythonhosted.org", "github.com", "*.githubusercontent.com"});
     // Every endpoint in OpenShell's default handling, wildcards as OpenShell's any-depth `**`.
     for (const auto& e : in.generated->rules[0].endpoints) CHECK(e.tls.empty());
     CHECK(in.generated->rules[0].endpoints[3].host == "**.githubusercontent.com");
@@ -198,9 +217,11 @@ TEST_CASE("a generated relay policy may grant the relay binary only") {
 TEST_CASE("an uninspected credentialed endpoint without the opt-in is what OpenShell refuses") {
     LintInput in;
     in.providers = read_providers_file(kFixtures + "/provider_claude_code.yaml");
-    in.openshell.push_back(parse_openshell_policy(
-        "version: 1\nnetwork_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip}]\n"
-        "    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
+    in.openshell.push_back(
+        parse_openshell_policy("version: 1\nnetwork_policies:\n  raw:\n    endpoints: [{host: "
+                               "api.anthropic.com, port: 443, tls: skip}]\n"
+                               "    binaries: [{path: /usr/bin/curl}]\n",
+                               "raw.yaml"));
     Findings fs = run_lint(in);
     auto refused = of_rule(fs, kUninspectedCredential);
     REQUIRE(refused.size() == 1);
@@ -209,7 +230,118 @@ TEST_CASE("an uninspected credentialed endpoint without the opt-in is what OpenS
     LintInput opted;
     opted.providers = read_providers_file(kFixtures + "/provider_claude_code.yaml");
     opted.openshell.push_back(parse_openshell_policy(
-        "version: 1\nnetwork_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: 443, tls: skip, "
-        "allow_uninspected_credentials: true}]\n    binaries: [{path: /usr/bin/curl}]\n", "raw.yaml"));
+        "version: 1\nnetwork_policies:\n  raw:\n    endpoints: [{host: api.anthropic.com, port: "
+        "443, tls: skip, "
+        "allow_uninspected_credentials: true}]\n    binaries: [{path: /usr/bin/curl}]\n",
+        "raw.yaml"));
     CHECK(of_rule(run_lint(opted), kUninspectedCredential).empty());
+}
+
+namespace {
+// A policy that inspects `host` and binds a credential to it through the relay.
+LintInput inspecting(const std::string& host,
+                     const std::string& secret_file = "/nonexistent/toolcage-lint/token") {
+    LintInput in = input({"pypi.org", host});
+    in.inspect.push_back({host, "p.json", "/relay/inspect/0"});
+    toolcage::RelayCredential c;
+    c.host = host;
+    c.secret_file = secret_file;
+    c.as = "bearer";
+    c.placeholder_env = "GITHUB_TOKEN";
+    in.credentials.push_back({c, "p.json", "/relay/credentials/0"});
+    return in;
+}
+}  // namespace
+
+TEST_CASE("a relay.credentials host OpenShell also injects for is two layers for one endpoint") {
+    LintInput in = inspecting("github.com");
+    in.providers = read_providers_file(kFixtures + "/openshell_provider_github.yaml");
+    Findings fs = run_lint(in);
+    auto two = of_rule(fs, kTwoLayers);
+    REQUIRE(two.size() == 1);
+    CHECK(two[0]->file == "p.json");
+    CHECK(two[0]->field == "/relay/credentials/0/host");
+    CHECK(two[0]->message.find("provider \"github\" (GITHUB_TOKEN, GH_TOKEN)") !=
+          std::string::npos);
+    CHECK(two[0]->message.find("openshell_provider_github.yaml") != std::string::npos);
+    CHECK(two[0]->fix.find("keep one layer") != std::string::npos);
+    // The inspected host is reachable through the relay, undeclared: the credential-host rule,
+    // on relay.inspect as on relay.allow.
+    auto reach = of_rule(fs, kCredentialHost);
+    REQUIRE(reach.size() == 2);
+    CHECK(reach[0]->field == "/relay/inspect/0");
+    CHECK(reach[0]->message.find("is inspected") != std::string::npos);
+    CHECK(reach[1]->field == "/relay/allow/1");
+    CHECK(failing(fs));
+    // Which layer holds which secret: api.github.com is OpenShell's alone.
+    auto layers = of_rule(fs, kCredentialLayer);
+    REQUIRE(layers.size() == 1);
+    CHECK(layers[0]->note);
+    CHECK(layers[0]->field == "api.github.com");
+    CHECK(layers[0]->file == kFixtures + "/openshell_provider_github.yaml");
+    CHECK(layers[0]->message.find("OpenShell injects its credential") != std::string::npos);
+    CHECK(layers[0]->message.find("toolcage's relay injects none") != std::string::npos);
+}
+
+TEST_CASE(
+    "with no OpenShell provider for it, the relay's credential is the only layer, said in a note") {
+    LintInput in = inspecting("git.example.com");
+    in.providers = read_providers_file(kFixtures + "/openshell_provider_github.yaml");
+    Findings fs = run_lint(in);
+    CHECK(of_rule(fs, kTwoLayers).empty());
+    CHECK(of_rule(fs, kCredentialHost).empty());
+    auto layers = of_rule(fs, kCredentialLayer);
+    REQUIRE(layers.size() ==
+            3);  // git.example.com the relay's; api.github.com, github.com OpenShell's
+    CHECK(layers[0]->field == "/relay/credentials/0/host");
+    CHECK(layers[0]->message.find(
+              "toolcage's relay injects its credential (a bearer token from "
+              "/nonexistent/toolcage-lint/token; the step holds only $GITHUB_TOKEN's "
+              "placeholder); no OpenShell provider injects one") != std::string::npos);
+    CHECK(layers[1]->field == "api.github.com");
+    CHECK(layers[2]->field == "github.com");
+    CHECK_FALSE(failing(fs));  // notes, and the secret file missing here is a note too
+    auto fields = of_rule(fs, kInspectionField);
+    REQUIRE(fields.size() == 1);
+    CHECK(fields[0]->note);
+    CHECK(fields[0]->field == "/relay/credentials/0/secret_file");
+}
+
+TEST_CASE("an inspected host where OpenShell injects passes when relay.credentialed declares it") {
+    LintInput in = input({"pypi.org", "github.com"}, {"github.com"});
+    in.inspect.push_back({"github.com", "p.json", "/relay/inspect/0"});
+    in.providers = read_providers_file(kFixtures + "/openshell_provider_github.yaml");
+    Findings fs = run_lint(in);
+    CHECK(of_rule(fs, kCredentialHost).empty());
+    CHECK_FALSE(failing(fs));
+}
+
+TEST_CASE(
+    "a secret file in a grant, readable by others, and an upstream_ca without a certificate") {
+    toolcage::test::TempDir d;
+    const std::string secret = d / "secrets/token";
+    toolcage::test::make_dirs(d / "secrets");
+    toolcage::test::write_file(secret, "s3cret\n");
+    REQUIRE(::chmod(secret.c_str(), 0644) == 0);
+    LintInput in = inspecting("git.example.com", secret);
+    in.grants.push_back({"/usr", "p.json", "/cage/read/0"});
+    in.grants.push_back({d.path(), "p.json", "/cage/read/1"});
+    in.grants.push_back({"{workspace}", "p.json", "/cage/write/0"});  // run checks it, knowing it
+    toolcage::test::write_file(d / "ca.pem", "not a certificate\n");
+    in.upstream_ca = PolicyEntry{d / "ca.pem", "p.json", "/relay/upstream_ca"};
+    Findings fs = run_lint(in);
+    auto fields = of_rule(fs, kInspectionField);
+    REQUIRE(fields.size() == 3);
+    CHECK(fields[0]->field == "/relay/credentials/0/secret_file");
+    CHECK(fields[0]->message.find("lies in the step's grant \"" + d.path() +
+                                  "\" (p.json at /cage/read/1)") != std::string::npos);
+    CHECK(fields[0]->fix.find("move the file out of every cage.read") != std::string::npos);
+    CHECK(fields[1]->message.find("mode 0644: other users can read the secret") !=
+          std::string::npos);
+    CHECK(fields[1]->fix == "chmod 600 " + secret);
+    CHECK(fields[2]->field == "/relay/upstream_ca");
+    CHECK(fields[2]->message.find("holds no PEM certificate") != std::string::npos);
+    // The secret itself is never in a finding.
+    for (const auto& f : fs) CHECK(f.message.find("s3cret") == std::string::npos);
+    CHECK(failing(fs));
 }
