@@ -271,12 +271,34 @@ class Connection {
             rec.credential_kind = mine->as.substr(0, mine->as.find(':'));
         }
         log_request(rec);
+        request_ = rec;
         return Judgement{};
+    }
+
+    // The body of the request judged last: a placeholder bound to another host is refused
+    // before the piece holding it goes on, and logged as that request's refusal.
+    Judgement check_body(std::string_view window) {
+        CredentialOutcome c =
+            placeholder_in_body(window, ictx_.credential_for(s_.target.host, s_.target.port),
+                                ictx_.credentials, s_.target.authority());
+        if (!c.refused) return Judgement{};
+        RequestRecord rec = request_;
+        rec.verdict = "deny";
+        rec.status = 403;
+        rec.reason = c.reason;
+        rec.rule = c.field;
+        rec.credential = false;
+        rec.credential_host.clear();
+        rec.credential_kind.clear();
+        log_request(rec);
+        return Judgement{true, 403, c.reason};
     }
 
     // Requests up (parsed, judged), responses down (as they come), until either side ends.
     std::string pump() {
-        RequestStream stream([this](RequestHead& h) { return judge(h); });
+        RequestStream stream([this](RequestHead& h) { return judge(h); },
+                             [this](std::string_view w) { return check_body(w); },
+                             longest_placeholder(ictx_.credentials));
         std::string in, out;
         for (;;) {
             bool client_ready = SSL_has_pending(client_.get()),
@@ -339,6 +361,7 @@ class Connection {
     const InspectContext& ictx_;
     SslPtr client_;
     SslPtr server_;
+    RequestRecord request_;  // the request whose body is passing
 };
 
 }  // namespace

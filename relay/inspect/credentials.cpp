@@ -82,6 +82,17 @@ std::string fresh_value(const BoundCredential& c) {
     return c.secret;
 }
 
+CredentialOutcome refused_placeholder(const BoundCredential& c, const std::string& target,
+                                      const std::string& where) {
+    CredentialOutcome out;
+    out.refused = true;
+    out.field = c.field;
+    out.reason = "the placeholder of $" + c.env + " (" + c.field + ", bound to " + c.host +
+                 ") was sent to " + target + " " + where + "; it is replaced only in the " +
+                 header_of(c) + " header of requests to " + c.host;
+    return out;
+}
+
 }  // namespace
 
 CredentialOutcome apply_credentials(HeaderList& headers, std::string_view url,
@@ -90,12 +101,7 @@ CredentialOutcome apply_credentials(HeaderList& headers, std::string_view url,
                                     const std::string& target) {
     CredentialOutcome out;
     auto refuse = [&](const BoundCredential& c, const std::string& where) {
-        out.refused = true;
-        out.field = c.field;
-        out.reason = "the placeholder of $" + c.env + " (" + c.field + ", bound to " + c.host +
-                     ") was sent to " + target + " " + where + "; it is replaced only in the " +
-                     header_of(c) + " header of requests to " + c.host;
-        return out;
+        return refused_placeholder(c, target, where);
     };
     for (const auto& c : all)
         if (url.find(c.placeholder) != std::string_view::npos)
@@ -118,6 +124,22 @@ CredentialOutcome apply_credentials(HeaderList& headers, std::string_view url,
         out.injected = true;
     }
     return out;
+}
+
+CredentialOutcome placeholder_in_body(std::string_view piece, const BoundCredential* mine,
+                                      const std::vector<BoundCredential>& all,
+                                      const std::string& target) {
+    for (const auto& c : all)
+        if ((!mine || c.placeholder != mine->placeholder) &&
+            piece.find(c.placeholder) != std::string_view::npos)
+            return refused_placeholder(c, target, "in the request's body");
+    return {};
+}
+
+std::size_t longest_placeholder(const std::vector<BoundCredential>& all) {
+    std::size_t n = 0;
+    for (const auto& c : all) n = std::max(n, c.placeholder.size());
+    return n;
 }
 
 }  // namespace toolcage::relay

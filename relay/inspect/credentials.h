@@ -37,6 +37,16 @@ CredentialOutcome apply_credentials(HeaderList& headers, std::string_view url,
                                     const std::vector<BoundCredential>& all,
                                     const std::string& target);
 
+// A piece of a request's body (`piece`, whole however the client split it: see RequestStream's
+// BodyCheck) that carries the placeholder of a binding other than `mine` is refused: a body is
+// never where a secret goes in, and a placeholder there is on its way to a host it is not bound to.
+CredentialOutcome placeholder_in_body(std::string_view piece, const BoundCredential* mine,
+                                      const std::vector<BoundCredential>& all,
+                                      const std::string& target);
+
+// The length of the longest placeholder of `all` (0 when none).
+std::size_t longest_placeholder(const std::vector<BoundCredential>& all);
+
 // Standard base64 through OpenSSL's EVP codec. nullopt on malformed input.
 std::optional<std::string> evp_base64_decode(std::string_view in);
 std::string evp_base64_encode(std::string_view in);

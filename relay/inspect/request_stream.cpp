@@ -1,5 +1,7 @@
 #include "relay/inspect/request_stream.h"
 
+#include <algorithm>
+
 namespace toolcage::relay {
 
 namespace {
@@ -14,7 +16,8 @@ RequestStream* self(http_parser* p) {
 
 }  // namespace
 
-RequestStream::RequestStream(Judge judge) : judge_(std::move(judge)) {
+RequestStream::RequestStream(Judge judge, BodyCheck body_check, std::size_t carry)
+    : judge_(std::move(judge)), body_check_(std::move(body_check)), carry_(carry) {
     http_parser_init(&parser_, HTTP_REQUEST);
     parser_.data = this;
     http_parser_settings_init(&settings_);
@@ -51,6 +54,7 @@ int RequestStream::on_message_begin(http_parser* p) {
     RequestStream* s = self(p);
     s->head_ = RequestHead{};
     s->in_value_ = false;
+    s->body_tail_.clear();
     return 0;
 }
 
@@ -101,6 +105,17 @@ int RequestStream::on_headers_complete(http_parser* p) {
 
 int RequestStream::on_body(http_parser* p, const char* at, size_t len) {
     RequestStream* s = self(p);
+    if (s->body_check_) {
+        std::string window = s->body_tail_;
+        window.append(at, len);
+        Judgement j = s->body_check_(window);
+        if (j.refused) {
+            s->refusal_ = j;
+            s->stopped_ = true;
+            return -1;
+        }
+        s->body_tail_ = window.substr(window.size() - std::min(window.size(), s->carry_));
+    }
     std::string& out = *s->out_;
     if (s->chunked_) {
         char size[20];

@@ -30,7 +30,12 @@ struct Judgement {
 class RequestStream {
   public:
     using Judge = std::function<Judgement(RequestHead&)>;
-    explicit RequestStream(Judge judge);
+    // Looks at a request's body (de-chunked) before it is passed on: `window` is the piece just
+    // read after the last `carry` bytes of the body before it, so a string of up to carry + 1
+    // bytes is seen whole however the client splits or chunks it. A refusal stops the stream
+    // before the piece goes on.
+    using BodyCheck = std::function<Judgement(std::string_view window)>;
+    explicit RequestStream(Judge judge, BodyCheck body_check = {}, std::size_t carry = 0);
     RequestStream(const RequestStream&) = delete;
     RequestStream& operator=(const RequestStream&) = delete;
 
@@ -50,6 +55,9 @@ class RequestStream {
     static int on_message_complete(http_parser* p);
 
     Judge judge_;
+    BodyCheck body_check_;
+    std::size_t carry_ = 0;
+    std::string body_tail_;  // the body's last `carry_` bytes so far
     http_parser parser_{};
     http_parser_settings settings_{};
     RequestHead head_;

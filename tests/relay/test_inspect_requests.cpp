@@ -211,3 +211,71 @@ TEST_CASE("a refused or malformed request stops the stream with its status", "[r
         "GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", o2));
     CHECK(up.refusal().status == 501);
 }
+
+TEST_CASE("a placeholder in a body to a host it is not bound to stops the request before it goes on",
+          "[relay][inspect]") {
+    auto all = bindings();
+    // Its own host may carry it (the relay swaps only headers, and it names nothing there).
+    CHECK_FALSE(placeholder_in_body("x=" + kPh, &all[0], all, "git.example.com").refused);
+    auto other = placeholder_in_body("x=" + kPh, &all[1], all, "api.example.com");
+    CHECK(other.refused);
+    CHECK(other.field == "relay.credentials/0");
+    CHECK(other.reason.find("$GIT_TOKEN") != std::string::npos);
+    CHECK(other.reason.find("body") != std::string::npos);
+    CHECK(other.reason.find(kPh) == std::string::npos);
+    CHECK(placeholder_in_body(kPh, nullptr, all, "elsewhere.example.com").refused);
+    CHECK_FALSE(placeholder_in_body("toolcage-placeholder-", nullptr, all, "x").refused);
+    CHECK(longest_placeholder(all) == kPh.size());
+
+    // Through the stream, fed a byte at a time, sized and chunked: the placeholder is found
+    // across every split, and nothing from the piece that holds it is passed on.
+    for (bool chunked : {false, true}) {
+        DYNAMIC_SECTION((chunked ? "chunked" : "sized")) {
+            const std::string body = "token=" + kPh + "&more";
+            std::string request = "POST /b HTTP/1.1\r\nHost: h\r\n";
+            if (chunked) {
+                request += "Transfer-Encoding: chunked\r\n\r\n";
+                for (char c : body) request += "1\r\n" + std::string(1, c) + "\r\n";
+                request += "0\r\n\r\n";
+            } else {
+                request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+            }
+            int checked = 0;
+            RequestStream s([](RequestHead&) { return Judgement{}; },
+                            [&](std::string_view w) {
+                                ++checked;
+                                auto c = placeholder_in_body(w, nullptr, all, "h");
+                                return c.refused ? Judgement{true, 403, c.reason} : Judgement{};
+                            },
+                            longest_placeholder(all));
+            std::string out;
+            bool refused = false;
+            for (char c : request) {
+                std::string piece;
+                if (!s.feed(std::string_view(&c, 1), piece)) {
+                    refused = true;
+                    break;
+                }
+                out += piece;
+            }
+            CHECK(refused);
+            CHECK(checked > 1);
+            CHECK(s.refusal().status == 403);
+            CHECK(out.find(kPh) == std::string::npos);
+            CHECK(out.find("&more") == std::string::npos);
+        }
+    }
+
+    // A body without one passes whole, and the next request of the connection starts afresh.
+    RequestStream clean([](RequestHead&) { return Judgement{}; },
+                        [&](std::string_view w) {
+                            auto c = placeholder_in_body(w, nullptr, all, "h");
+                            return c.refused ? Judgement{true, 403, c.reason} : Judgement{};
+                        },
+                        longest_placeholder(all));
+    std::string out;
+    CHECK(clean.feed("POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 8\r\n\r\ntoolcage"
+                     "POST /a HTTP/1.1\r\nHost: h\r\nContent-Length: 13\r\n\r\n-placeholder-",
+                     out));
+    CHECK(out.find("toolcage") != std::string::npos);
+}
