@@ -374,7 +374,10 @@ void plan_layer(const RunOptions& opt, Step& step) {
             const char* path = std::getenv("PATH");
             step.layer = begin_layer_step(
                 {step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
-                protected_paths(step.policy.cage.protected_paths), path ? path : "",
+                // What the after-step check learned too (core.hooksPath, submodules' git
+                // directories): held under the layer, never landed.
+                step.guard ? step.guard->paths() : protected_paths(step.policy.cage.protected_paths),
+                path ? path : "",
                 step.layer_lock);
         } catch (const Error& e) {
             step.layer_why = e.what();
@@ -475,21 +478,24 @@ void hold_changes(const RunOptions& opt, Step& step) {
     end_held_step(step.held_dir, step.held_lock);
 }
 
-// 6. With a layer: the step's changeset lands (the hold class held), then the after-step check
-//    judges the protected paths as without a layer, and the step's version of each it put back
-//    is held too. Everything recorded under the step's id, the held changes said on stderr.
+// 6. With a layer: the step's changeset lands under a journal, the hold class and the protected
+//    paths held (a change to a protected path is reported as tampering: the step exits 3), what
+//    it replaced or removed kept aside for `toolcage undo`. Everything recorded under the step's
+//    id, the held changes said on stderr.
 int land_step_layer(const RunOptions& opt, Step& step, int step_status) {
-    LayerLanding how{step.paths.workspace, step.protect, "", true};
+    LayerLanding how{step.paths.workspace,
+                     step.guard ? step.guard->paths() : step.protect, ""};
     if (const char* path = std::getenv("PATH")) how.path_env = path;
     LayerResult r = land_layer(*step.layer, how);
     for (const auto& p : r.problems) say("not landed: " + p);
+    // The protected paths were held, not landed: the check finds them as they were, unless
+    // something outside the step changed them meanwhile, which it puts back as ever.
     std::vector<TamperEvent> events =
         step.guard ? step.guard->restore({step.paths.tmp}) : std::vector<TamperEvent>{};
-    hold_protected_versions(*step.layer, step.paths.workspace, events, r.changes);
     for (auto& t : r.tamper) events.push_back(std::move(t));
     int status =
         report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
-    if (r.changes.held.empty() && r.changes.landed.empty()) {
+    if (r.changes.held.empty() && r.changes.landed.empty() && r.changes.landed_more == 0) {
         end_layer_step(*step.layer, step.layer_lock);
         std::error_code ec;
         fs::remove_all(step.layer->step_dir, ec);  // a step that changed nothing leaves nothing
@@ -1032,8 +1038,8 @@ int run_caged(const RunOptions& opt) {
     Step step;
     load_policy_and_expand(opt, step);    // 1. policy, workspace, TMPDIR, placeholders
     finish_unfinished_steps(step);        //    what a killed step of this workspace left
-    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_protected_paths(opt, step);  //    the protected paths, to put back what changes
+    plan_layer(opt, step);                //    the step writes into a layer, where it can be had
     snapshot_hold_class(opt, step);       //    without a layer: what configures how tools run
     probe_kernel_and_check(opt, step);    // 2. Landlock ABI and seccomp against min_abi
     choose_network(opt, step);            //    a private network namespace, or Landlock's rule

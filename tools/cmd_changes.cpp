@@ -3,6 +3,9 @@
 // cage/integrity/hold_rule.h) and those that landed at once.
 // `toolcage land STEP [PATH...]`: lands a step's held changes, all or those at or below PATH;
 // refused inside a caged step (cage/integrity/change_store.h).
+// `toolcage undo STEP`: puts the workspace back as it was before a step that ran in a layer;
+// refused inside a caged step, and when a later change touched what the step landed
+// (cage/integrity/step_undo.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "cage/integrity/change_store.h"
+#include "cage/integrity/step_undo.h"
 #include "common/error.h"
 #include "common/user_home.h"
 #include "tools/commands.h"
@@ -40,6 +44,10 @@ void print_record(const json& r) {
     std::cout << "step " << step << "  " << r.value("time", "") << "  in " << r.value("workspace", "")
               << "  (policy " << r.value("policy", "") << ")\n";
     std::cout << "  command: " << r.value("command", "") << '\n';
+    if (!r.value("undone", "").empty())
+        std::cout << "  undone: " << r.value("undone", "") << " (the workspace was put back as before the step)\n";
+    else if (r.value("layer", false))
+        std::cout << "  undo it: toolcage undo " << step << '\n';
     const json& held = r.value("held", json::array());
     std::size_t waiting = 0;
     for (const auto& h : held)
@@ -91,6 +99,10 @@ struct LandOptions {
     std::vector<std::string> paths;
 };
 
+struct UndoOptions {
+    std::string step;
+};
+
 }  // namespace
 
 Subcommand add_changes_command(CLI::App& app) {
@@ -112,6 +124,14 @@ Subcommand add_land_command(CLI::App& app) {
                 std::size_t left = cage::land_step(o->step, o->paths, stdout);
                 return left == 0 ? 0 : 1;
             }};
+}
+
+Subcommand add_undo_command(CLI::App& app) {
+    auto o = std::make_shared<UndoOptions>();
+    auto* sub = app.add_subcommand(
+        "undo", "Put the workspace back as it was before a step that ran in a layer (a person, not a step)");
+    sub->add_option("step", o->step, "The step's id (toolcage changes lists them)")->required();
+    return {sub, [o] { return cage::undo_step(o->step, stdout) == 0 ? 0 : 1; }};
 }
 
 }  // namespace toolcage::cli

@@ -25,6 +25,7 @@ Subcommand add_log_command(CLI::App& app);
 Subcommand add_explain_command(CLI::App& app);
 Subcommand add_changes_command(CLI::App& app);
 Subcommand add_land_command(CLI::App& app);
+Subcommand add_undo_command(CLI::App& app);
 
 // `toolcage explain` (and `check --explain`): prints the classifier's reading of the command,
 // as text or (json) as one JSON object.

@@ -34,7 +34,7 @@ constexpr Entry kSubcommands[] = {
     {"doctor", add_doctor_command},   {"install", add_install_command},
     {"uninstall", add_uninstall_command}, {"log", add_log_command},
     {"explain", add_explain_command}, {"changes", add_changes_command},
-    {"land", add_land_command},
+    {"land", add_land_command},       {"undo", add_undo_command},
 };
 
 // The hook runs before every tool call, and building every subcommand's options costs more

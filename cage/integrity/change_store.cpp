@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cage/integrity/step_journal.h"
+#include "cage/integrity/step_undo.h"
 #include "cage/integrity/tree_ops.h"
 #include "common/decision_log.h"
 #include "common/error.h"
@@ -165,7 +166,7 @@ std::string find_step_dir(const std::string& step) {
                 return d;
             }
         }
-    throw Error("no step " + step + " has held changes (toolcage changes lists the steps that do)");
+    throw Error("no step " + step + " has recorded changes (toolcage changes lists the steps that do)");
 }
 
 // The mode a state string names ("file:0644:<sha>", "dir:0755").
@@ -345,6 +346,7 @@ void record_step_changes(const std::string& step_dir, const StepInfo& info, cons
                                   {"before", h.before},
                                   {"after", h.after},
                                   {"state", h.rule == "walk" || h.rule == "aside" ? "failed" : "held"}});
+    if (changes.undoable) record["layer"] = true;
     for (const auto& c : changes.landed) record["landed"].push_back({{"path", c.path}, {"change", c.change}});
     std::string err = write_atomically(step_dir, "record.json", record.dump(1));
     if (!err.empty() && report) std::fprintf(report, "toolcage run: warning: the step's changes are not recorded: %s\n", err.c_str());
@@ -452,13 +454,17 @@ std::string finish_landings(const std::string& workspace, std::FILE* report) {
     std::string left;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        if (!fs::exists(it->path() / "landing.json")) continue;
+        const bool undo = fs::exists(it->path() / "undo.json");
+        if (!fs::exists(it->path() / "landing.json") && !undo) continue;
         Landing l;
         l.dir = it->path().string();
         try {
             if (std::string p = private_dir_problem(l.dir); !p.empty()) throw Error(p);
-            if (!lock_step(l, false)) continue;  // a landing under way: its own process finishes it
+            if (!lock_step(l, false)) continue;  // under way: its own process finishes it
             if (std::string e = finish_landing(l, report); !e.empty()) throw Error(e);
+            // An undo cut short is finished too (step_undo.h).
+            if (undo)
+                if (std::string e = finish_undo(l.dir, report); !e.empty()) throw Error(e);
         } catch (const std::exception& e) {
             left += (left.empty() ? "" : "; ") + l.dir + ": " + e.what();
         }
@@ -466,10 +472,18 @@ std::string finish_landings(const std::string& workspace, std::FILE* report) {
     return left;
 }
 
-std::string landing_refusal() {
+std::string write_state_file(const std::string& dir, const std::string& name, const std::string& text) {
+    return write_atomically(dir, name, text);
+}
+
+json read_state_json(const std::string& path) { return read_json(path); }
+
+std::string step_dir_of(const std::string& step) { return find_step_dir(step); }
+
+std::string landing_refusal(const std::string& what) {
     const std::string state = state_dir(false);
     const std::string why_person =
-        ": held changes are landed by a person from their own shell, not from inside a caged step (nor by an "
+        ": " + what + " by a person from their own shell, not from inside a caged step (nor by an "
         "agent's command, which toolcage's hook runs in the cage)";
     if (state.empty()) return "toolcage's state directory (" + primary_state_dir() + ") cannot be reached" + why_person;
     // A caged step can neither read nor write toolcage's state (cage/run.cpp refuses every grant

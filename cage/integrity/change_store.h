@@ -65,8 +65,17 @@ std::string finish_landings(const std::string& workspace, std::FILE* report);
 // exist are removed (nothing there can be landed). One line per workspace, for the report.
 std::vector<std::string> changes_housekeeping();
 
-// Why this process must not land anything (it runs inside a caged step, or cannot reach the
-// state directory), or "".
-std::string landing_refusal();
+// Why this process must not land (or undo) anything (it runs inside a caged step, or cannot
+// reach the state directory), or "". `what`: what only a person does, for the message.
+std::string landing_refusal(const std::string& what = "held changes are landed");
+
+// A file of a step's directory, written whole under a new name and renamed into place. "" or
+// what failed.
+std::string write_state_file(const std::string& dir, const std::string& name, const std::string& text);
+// A JSON file of a step's directory. Throws Error naming it and the fix.
+nlohmann::json read_state_json(const std::string& path);
+// The directory of `step` (its id), in whichever workspace's directory it is. Throws Error
+// naming the fix when there is none or it does not check out.
+std::string step_dir_of(const std::string& step);
 
 }  // namespace toolcage::cage

@@ -41,6 +41,9 @@ struct StepChanges {
     std::vector<HeldChange> held;
     std::vector<LandedChange> landed;  // at most kMaxListedLanded
     std::size_t landed_more = 0;       // landed changes beyond those listed
+    // The step ran in a layer and what it replaced or removed is kept: `toolcage undo` can put
+    // the workspace back (cage/integrity/step_undo.h).
+    bool undoable = false;
 };
 
 inline constexpr std::size_t kMaxListedLanded = 1000;

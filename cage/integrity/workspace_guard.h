@@ -58,6 +58,10 @@ public:
     // the workspace and in `search_dirs` (the step's TMPDIR). Never throws.
     std::vector<TamperEvent> restore(const std::vector<std::string>& search_dirs = {});
 
+    // Every path it keeps: the policy's, and those it learned from the workspace (submodules'
+    // and nested repositories' git directories, core.hooksPath and included config files).
+    const std::vector<ProtectedPath>& paths() const { return paths_; }
+
     const std::string& workspace() const { return workspace_; }
 
     // The snapshot as bytes (CBOR), for the step's journal (cage/integrity/step_journal.h), and
