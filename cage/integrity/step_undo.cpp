@@ -83,6 +83,8 @@ std::vector<std::string> conflicts(int ws, int before, const std::vector<Landed>
         const std::string& rel = l.op.rel;
         if (l.op.op == "place" || l.op.op == "mkdir") {
             json now = entry_identity(ws, rel);
+            // Gone since: nothing of the step's to remove there (what it replaced is put back).
+            if (now.is_null()) continue;
             if (now != l.identity) {
                 out.push_back(rel + ": changed" + later + " (" + describe(now) + ")" + fix);
                 continue;
