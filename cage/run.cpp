@@ -243,10 +243,13 @@ void refuse_secret_grants(const Step& step) {
                 std::string grant = resolver.resolve(entry);
                 while (grant.size() > 1 && grant.back() == '/') grant.pop_back();
                 if (grant == "/" || grant == real || lies_under(real, grant))
-                    throw Error("policy \"" + step.policy.name + "\": /relay/credentials/" + std::to_string(i) +
-                                "/secret_file: " + file + " lies in the step's grant " + entry + " (" + grant +
-                                "), so the step could read the secret the relay keeps from it; move the file "
-                                "out of every cage.read, cage.write and cage.execute directory (e.g. to ~/.config/"
+                    throw Error("policy \"" + step.policy.name + "\": /relay/credentials/" +
+                                std::to_string(i) + "/secret_file: " + file +
+                                " lies in the step's grant " + entry + " (" + grant +
+                                "), so the step could read the secret the relay keeps from it; "
+                                "move the file "
+                                "out of every cage.read, cage.write and cage.execute directory "
+                                "(e.g. to ~/.config/"
                                 "toolcage-secrets/, mode 0600)");
             }
     }
@@ -376,9 +379,9 @@ void plan_layer(const RunOptions& opt, Step& step) {
                 {step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
                 // What the after-step check learned too (core.hooksPath, submodules' git
                 // directories): held under the layer, never landed.
-                step.guard ? step.guard->paths() : protected_paths(step.policy.cage.protected_paths),
-                path ? path : "",
-                step.layer_lock);
+                step.guard ? step.guard->paths()
+                           : protected_paths(step.policy.cage.protected_paths),
+                path ? path : "", step.layer_lock);
         } catch (const Error& e) {
             step.layer_why = e.what();
             if (step.layer_lock >= 0) ::close(std::exchange(step.layer_lock, -1));
@@ -483,8 +486,7 @@ void hold_changes(const RunOptions& opt, Step& step) {
 //    it replaced or removed kept aside for `toolcage undo`. Everything recorded under the step's
 //    id, the held changes said on stderr.
 int land_step_layer(const RunOptions& opt, Step& step, int step_status) {
-    LayerLanding how{step.paths.workspace,
-                     step.guard ? step.guard->paths() : step.protect, ""};
+    LayerLanding how{step.paths.workspace, step.guard ? step.guard->paths() : step.protect, ""};
     if (const char* path = std::getenv("PATH")) how.path_env = path;
     LayerResult r = land_layer(*step.layer, how);
     for (const auto& p : r.problems) say("not landed: " + p);
@@ -669,13 +671,15 @@ void trust_inspection_ca(const Step& step, const RelayHandle& relay, Environment
     bundle += relay.ca_pem;
     const std::string bundle_path = step.paths.tmp + "/toolcage-ca-bundle.pem";
     const std::string ca_path = step.paths.tmp + "/toolcage-ca.pem";
-    for (const auto& [path, text] : {std::pair{bundle_path, bundle}, std::pair{ca_path, relay.ca_pem}}) {
+    for (const auto& [path, text] :
+         {std::pair{bundle_path, bundle}, std::pair{ca_path, relay.ca_pem}}) {
         std::ofstream out(path, std::ios::trunc);
         out << text;
-        if (!out.flush()) throw Error("relay.inspect: cannot write " + path + ", the CA bundle for the step");
+        if (!out.flush())
+            throw Error("relay.inspect: cannot write " + path + ", the CA bundle for the step");
     }
-    for (const char* k : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO", "CARGO_HTTP_CAINFO", "PIP_CERT",
-                          "CURL_CA_BUNDLE", "NPM_CONFIG_CAFILE"})
+    for (const char* k : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO",
+                          "CARGO_HTTP_CAINFO", "PIP_CERT", "CURL_CA_BUNDLE", "NPM_CONFIG_CAFILE"})
         env[k] = bundle_path;
     env["NODE_EXTRA_CA_CERTS"] = ca_path;
 }

@@ -82,7 +82,8 @@ struct Applier {
         Fd to(before_root.fd < 0 ? -1 : tree::open_dir(before_root.fd, parent, true, 0700));
         Fd from(tree::open_dir(d.ws, parent, false));
         struct stat st {};
-        if (to.fd < 0) return problem(op, syscall_error("mkdir(\"" + d.before + "/" + parent + "\")", errno));
+        if (to.fd < 0)
+            return problem(op, syscall_error("mkdir(\"" + d.before + "/" + parent + "\")", errno));
         const bool mine = lstat_in(from.fd, name, st) && st.st_dev == op.dev && st.st_ino == op.ino;
         struct stat kept {};
         if (lstat_in(to.fd, name, kept)) {
@@ -99,8 +100,9 @@ struct Applier {
     void place(const LayerOp& op, const std::string& parent, const std::string& name) {
         Fd to(tree::open_dir(d.ws, parent, false));
         if (to.fd < 0)
-            return problem(op, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno) +
-                                   " (not a directory in the workspace)");
+            return problem(
+                op, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno) +
+                        " (not a directory in the workspace)");
         Fd from(d.upper < 0 ? -1 : tree::open_dir(d.upper, parent, false));
         struct stat st {};
         if (lstat_in(from.fd, name, st)) {
@@ -116,7 +118,9 @@ struct Applier {
         if (!lstat_in(from.fd, name, st)) return;  // held already
         if (held_root.fd < 0) held_root.fd = open_root(d.held);
         Fd to(held_root.fd < 0 ? -1 : tree::open_dir(held_root.fd, parent, true, 0700));
-        if (to.fd < 0) return problem(op, "the step's version is not kept: " + syscall_error("mkdir(\"" + d.held + "\")", errno));
+        if (to.fd < 0)
+            return problem(op, "the step's version is not kept: " +
+                                   syscall_error("mkdir(\"" + d.held + "\")", errno));
         (void)tree::remove(to.fd, name);  // a copy cut short
         if (std::string e = tree::move(from.fd, name, to.fd, name); !e.empty())
             problem(op, "the step's version is not kept: " + e);
@@ -129,7 +133,8 @@ struct Applier {
         if (op.op == "hold") return hold(op, parent, name);
         Fd p(tree::open_dir(d.ws, parent, false));
         if (p.fd < 0)
-            return problem(op, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+            return problem(
+                op, syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
         if (op.op == "mkdir") {
             if (::mkdirat(p.fd, name.c_str(), 0700) != 0 && errno != EEXIST)
                 problem(op, syscall_error("mkdirat(\"" + op.rel + "\")", errno));
@@ -172,11 +177,13 @@ LayerOp op_from_json(const json& j) {
     bool ok = false;
     for (const char* k : known) ok |= op.op == k;
     if (!ok) throw Error("an operation of the landing is unknown: \"" + op.op + "\"");
-    if (!inside(op.rel)) throw Error("an operation of the landing names \"" + op.rel + "\", outside the workspace");
+    if (!inside(op.rel))
+        throw Error("an operation of the landing names \"" + op.rel + "\", outside the workspace");
     return op;
 }
 
-void apply_ops(const OpDirs& dirs, const std::vector<LayerOp>& ops, std::vector<std::string>& problems) {
+void apply_ops(const OpDirs& dirs, const std::vector<LayerOp>& ops,
+               std::vector<std::string>& problems) {
     Applier a{dirs, problems, Fd(), Fd()};
     for (const auto& op : ops) a.apply(op);
 }
@@ -186,7 +193,10 @@ json entry_identity(int ws, const std::string& rel) {
     Fd p(tree::open_dir(ws, parent, false));
     struct stat st {};
     if (!lstat_in(p.fd, name, st)) return nullptr;
-    const char* kind = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" : S_ISLNK(st.st_mode) ? "symlink" : "special";
+    const char* kind = S_ISREG(st.st_mode)   ? "file"
+                       : S_ISDIR(st.st_mode) ? "directory"
+                       : S_ISLNK(st.st_mode) ? "symlink"
+                                             : "special";
     json j = {{"kind", kind},
               {"mode", st.st_mode & 07777},
               {"dev", static_cast<std::uint64_t>(st.st_dev)},

@@ -34,14 +34,15 @@ nlohmann::json op_to_json(const LayerOp& op);
 LayerOp op_from_json(const nlohmann::json& j);
 
 struct OpDirs {
-    int ws = -1;      // the workspace
-    int upper = -1;   // the layer's upper directory (-1: gone; what it held has moved)
+    int ws = -1;         // the workspace
+    int upper = -1;      // the layer's upper directory (-1: gone; what it held has moved)
     std::string held;    // <step>/held
     std::string before;  // <step>/before
 };
 
 // Applies `ops` in order, each idempotently. What could not be done is added to `problems`.
-void apply_ops(const OpDirs& dirs, const std::vector<LayerOp>& ops, std::vector<std::string>& problems);
+void apply_ops(const OpDirs& dirs, const std::vector<LayerOp>& ops,
+               std::vector<std::string>& problems);
 
 // The identity of the workspace's entry at `rel`, to tell later whether it was changed since:
 // kind, permission bits, size, mtime, device and inode, and the SHA-256 of a symlink's target or

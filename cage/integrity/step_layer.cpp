@@ -44,7 +44,6 @@ constexpr std::size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kLandTemp = ".toolcage-layer-";
 
-
 std::string join(const std::string& dir, const std::string& name) {
     return dir.empty() ? name : dir + "/" + name;
 }
@@ -364,8 +363,9 @@ struct Lander {
             return;
         }
         if (in_lower && S_ISDIR(lst.st_mode) && !remove(rel)) {
-            problem(rel, "the step put a file where the workspace keeps a directory with held "
-                         "entries; not landed");
+            problem(rel,
+                    "the step put a file where the workspace keeps a directory with held "
+                    "entries; not landed");
             return;
         }
         place(rel, created ? "created" : "changed");
@@ -429,8 +429,14 @@ json read_json_file(const std::string& path) {
 json changes_to_json(const StepChanges& c) {
     json held = json::array(), landed = json::array();
     for (const auto& h : c.held)
-        held.push_back({{"path", h.path}, {"change", h.change}, {"kind", h.kind}, {"rule", h.rule},
-                        {"why", h.why}, {"note", h.note}, {"before", h.before}, {"after", h.after}});
+        held.push_back({{"path", h.path},
+                        {"change", h.change},
+                        {"kind", h.kind},
+                        {"rule", h.rule},
+                        {"why", h.why},
+                        {"note", h.note},
+                        {"before", h.before},
+                        {"after", h.after}});
     for (const auto& l : c.landed) landed.push_back({{"path", l.path}, {"change", l.change}});
     return {{"held", held}, {"landed", landed}, {"landed_more", c.landed_more}};
 }
@@ -495,7 +501,8 @@ LayerDirs begin_layer_step(const StepInfo& info, const std::vector<ProtectedPath
     struct stat ws {};
     if (::stat(info.workspace.c_str(), &ws) != 0)
         throw Error(syscall_error("stat(\"" + info.workspace + "\")", errno));
-    for (const std::string* p : std::initializer_list<const std::string*>{&layer, &d.upper, &d.work})
+    for (const std::string* p :
+         std::initializer_list<const std::string*>{&layer, &d.upper, &d.work})
         if (::mkdir(p->c_str(), 0700) != 0)
             throw Error(syscall_error("mkdir(\"" + *p + "\")", errno));
     // The merged view's root is the upper directory: it shows the workspace's permission bits.
@@ -544,7 +551,8 @@ LayerResult land_layer(const LayerDirs& dirs, const LayerLanding& how) {
         } catch (const std::exception& e) {
             out.problems.push_back(journal_path + ": " + e.what() +
                                    "; the landing cannot be finished: look at the workspace, "
-                                   "then remove " + dirs.step_dir);
+                                   "then remove " +
+                                   dirs.step_dir);
             return out;
         }
     } else {
@@ -559,8 +567,9 @@ LayerResult land_layer(const LayerDirs& dirs, const LayerLanding& how) {
         json jops = json::array();
         for (const auto& o : ops) jops.push_back(op_to_json(o));
         json j = {{"changes", changes_to_json(out.changes)}, {"tamper", tamper}, {"ops", jops}};
-        if (std::string e = write_state_file(dirs.step_dir, std::string(kLandingJournal),
-                                             j.dump(-1, ' ', false, json::error_handler_t::replace));
+        if (std::string e =
+                write_state_file(dirs.step_dir, std::string(kLandingJournal),
+                                 j.dump(-1, ' ', false, json::error_handler_t::replace));
             !e.empty()) {
             out.problems.push_back("the landing's journal cannot be written (" + e +
                                    "); nothing of the step is landed");
@@ -581,10 +590,12 @@ LayerResult land_layer(const LayerDirs& dirs, const LayerLanding& how) {
         if (o.op == "place" || o.op == "mkdir") j["identity"] = entry_identity(ws.fd, o.rel);
         landed.push_back(std::move(j));
     }
-    if (std::string e = write_state_file(dirs.step_dir, std::string(kLandedFile),
-                                         landed.dump(-1, ' ', false, json::error_handler_t::replace));
+    if (std::string e =
+            write_state_file(dirs.step_dir, std::string(kLandedFile),
+                             landed.dump(-1, ' ', false, json::error_handler_t::replace));
         !e.empty())
-        out.problems.push_back("what landed is not recorded (" + e + "); the step cannot be undone");
+        out.problems.push_back("what landed is not recorded (" + e +
+                               "); the step cannot be undone");
     else
         out.changes.undoable = true;
     return out;

@@ -39,7 +39,8 @@ struct Landed {
 
 std::vector<Landed> read_landed(const std::string& dir) {
     json j = read_state_json(dir + "/" + std::string(kLandedFile));
-    if (!j.is_array()) throw Error(dir + "/" + std::string(kLandedFile) + ": not a list; remove " + dir);
+    if (!j.is_array())
+        throw Error(dir + "/" + std::string(kLandedFile) + ": not a list; remove " + dir);
     std::vector<Landed> out;
     for (const auto& e : j) out.push_back({op_from_json(e), e.value("identity", json())});
     return out;
@@ -66,8 +67,8 @@ bool exists_in(int base, const std::string& rel) {
 // Every path whose undoing a later change got in the way of, with why; nothing is changed.
 std::vector<std::string> conflicts(int ws, int before, const std::vector<Landed>& landed) {
     std::vector<std::string> out;
-    std::set<std::string> made;            // what the step placed or made
-    std::set<std::string> restored_dirs;   // directories undo makes again (rmdir undone)
+    std::set<std::string> made;           // what the step placed or made
+    std::set<std::string> restored_dirs;  // directories undo makes again (rmdir undone)
     std::map<std::string, std::set<std::string>> children;  // of the directories the step made
     for (const auto& l : landed) {
         if (l.op.op == "place" || l.op.op == "mkdir") {
@@ -78,7 +79,9 @@ std::vector<std::string> conflicts(int ws, int before, const std::vector<Landed>
         if (l.op.op == "rmdir") restored_dirs.insert(l.op.rel);
     }
     const std::string later = " since the step: a later change touched it";
-    const std::string fix = "; undo the later step first (toolcage changes lists them), or move it away, then undo again";
+    const std::string fix =
+        "; undo the later step first (toolcage changes lists them), or move it away, then undo "
+        "again";
     for (const auto& l : landed) {
         const std::string& rel = l.op.rel;
         if (l.op.op == "place" || l.op.op == "mkdir") {
@@ -114,8 +117,9 @@ std::vector<std::string> conflicts(int ws, int before, const std::vector<Landed>
             if (!made.count(rel) && exists_in(ws, rel))
                 out.push_back(rel + ": created" + later + " where the step had removed it" + fix);
             if (l.op.op == "aside" && !exists_in(before, rel))
-                out.push_back(rel + ": what the workspace had there before the step is not kept "
-                                    "(the step's directory was changed by hand); it cannot be put back");
+                out.push_back(rel +
+                              ": what the workspace had there before the step is not kept "
+                              "(the step's directory was changed by hand); it cannot be put back");
             auto [parent, name] = tree::split(rel);
             Fd p(tree::open_dir(ws, parent, false));
             if (!parent.empty() && p.fd < 0 && !restored_dirs.count(parent) && !made.count(parent))
@@ -163,7 +167,8 @@ void put_back(int ws, int before, const std::string& rel, std::vector<std::strin
 }
 
 // The landing backwards, each operation done only when what it undoes is still there.
-void undo_ops(int ws, int before, const std::vector<Landed>& landed, std::vector<std::string>& problems) {
+void undo_ops(int ws, int before, const std::vector<Landed>& landed,
+              std::vector<std::string>& problems) {
     for (auto it = landed.rbegin(); it != landed.rend(); ++it) {
         const LayerOp& op = it->op;
         auto [parent, name] = tree::split(op.rel);
@@ -174,14 +179,16 @@ void undo_ops(int ws, int before, const std::vector<Landed>& landed, std::vector
         }
         if (p.fd < 0) continue;
         if (op.op == "place") {
-            if (same_entry(entry_identity(ws, op.rel), it->identity) && ::unlinkat(p.fd, name.c_str(), 0) != 0)
+            if (same_entry(entry_identity(ws, op.rel), it->identity) &&
+                ::unlinkat(p.fd, name.c_str(), 0) != 0)
                 problems.push_back(op.rel + ": " + syscall_error("unlinkat()", errno));
         } else if (op.op == "mkdir") {
             if (same_entry(entry_identity(ws, op.rel), it->identity) &&
                 ::unlinkat(p.fd, name.c_str(), AT_REMOVEDIR) != 0)
                 problems.push_back(op.rel + ": " + syscall_error("unlinkat(AT_REMOVEDIR)", errno));
         } else if (op.op == "chmod" && op.old_mode >= 0) {
-            if (::fchmodat(p.fd, name.c_str(), static_cast<mode_t>(op.old_mode), 0) != 0 && errno != ENOENT)
+            if (::fchmodat(p.fd, name.c_str(), static_cast<mode_t>(op.old_mode), 0) != 0 &&
+                errno != ENOENT)
                 problems.push_back(op.rel + ": " + syscall_error("fchmodat()", errno));
         } else if (op.op == "rmdir") {
             if (::mkdirat(p.fd, name.c_str(), 0700) != 0 && errno != EEXIST)
@@ -215,7 +222,8 @@ std::string settle(const std::string& dir, std::FILE* report) {
     ::unlinkat(d.fd, std::string(kLandedFile).c_str(), 0);
     ::unlinkat(d.fd, kUndoJournal, 0);
     if (report)
-        std::fprintf(report, "toolcage undo: step %s undone: the workspace is as it was before it\n",
+        std::fprintf(report,
+                     "toolcage undo: step %s undone: the workspace is as it was before it\n",
                      record.value("step", "").c_str());
     return {};
 }
@@ -228,7 +236,8 @@ std::string run_undo(const std::string& dir, std::FILE* report) {
     Fd before(::open((dir + "/before").c_str(), kDirFlags));
     std::vector<Landed> landed;
     struct stat st {};
-    if (::lstat((dir + "/" + std::string(kLandedFile)).c_str(), &st) == 0) landed = read_landed(dir);
+    if (::lstat((dir + "/" + std::string(kLandedFile)).c_str(), &st) == 0)
+        landed = read_landed(dir);
     std::vector<std::string> problems;
     undo_ops(ws.fd, before.fd, landed, problems);
     for (const auto& p : problems)
@@ -243,7 +252,9 @@ std::string run_undo(const std::string& dir, std::FILE* report) {
 
 std::string finish_undo(const std::string& step_dir, std::FILE* report) {
     try {
-        if (report) std::fprintf(report, "toolcage: an undo of %s was cut short: finishing it\n", step_dir.c_str());
+        if (report)
+            std::fprintf(report, "toolcage: an undo of %s was cut short: finishing it\n",
+                         step_dir.c_str());
         return run_undo(step_dir, report);
     } catch (const std::exception& e) {
         return e.what();
@@ -258,37 +269,47 @@ std::size_t undo_step(const std::string& step, std::FILE* report) {
     lock.fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (lock.fd < 0) throw Error(syscall_error("open(\"" + lock_path + "\")", errno));
     if (::flock(lock.fd, LOCK_EX | LOCK_NB) != 0)
-        throw Error("step " + step + " is being landed or undone by another toolcage; wait for it, then look "
-                    "again (toolcage changes --step " + step + ")");
+        throw Error("step " + step +
+                    " is being landed or undone by another toolcage; wait for it, then look "
+                    "again (toolcage changes --step " +
+                    step + ")");
     struct stat st {};
     if (::lstat((dir + "/" + kUndoJournal).c_str(), &st) == 0) {
         if (std::string e = finish_undo(dir, report); !e.empty()) throw Error(e);
         return 0;
     }
     if (::lstat((dir + "/record.json").c_str(), &st) != 0)
-        throw Error("step " + step + " has no record yet (it runs, or its landing is unfinished: the next "
+        throw Error("step " + step +
+                    " has no record yet (it runs, or its landing is unfinished: the next "
                     "toolcage run in its workspace finishes it)");
     json record = read_state_json(dir + "/record.json");
     if (!record.value("undone", "").empty()) {
-        if (report) std::fprintf(report, "toolcage undo: step %s was undone already (%s)\n", step.c_str(),
-                                 record.value("undone", "").c_str());
+        if (report)
+            std::fprintf(report, "toolcage undo: step %s was undone already (%s)\n", step.c_str(),
+                         record.value("undone", "").c_str());
         return 0;
     }
     if (!record.value("layer", false))
         throw Error("step " + step +
-                    " ran without a layer (snapshot and restore): what it replaced or removed was not kept, so "
-                    "it cannot be undone; steps of a policy with cage.layer: \"auto\" keep their before-state "
+                    " ran without a layer (snapshot and restore): what it replaced or removed was "
+                    "not kept, so "
+                    "it cannot be undone; steps of a policy with cage.layer: \"auto\" keep their "
+                    "before-state "
                     "(README: The step's layer)");
     const std::string ws_path = record.at("workspace").get<std::string>();
     Fd ws(::open(ws_path.c_str(), kDirFlags));
-    if (ws.fd < 0) throw Error(syscall_error("open(\"" + ws_path + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
+    if (ws.fd < 0)
+        throw Error(syscall_error("open(\"" + ws_path + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
     Fd before(::open((dir + "/before").c_str(), kDirFlags));
     std::vector<Landed> landed = read_landed(dir);
     std::vector<std::string> found = conflicts(ws.fd, before.fd, landed);
     if (!found.empty()) {
         if (report) {
-            for (const auto& c : found) std::fprintf(report, "toolcage undo: conflict: %s\n", c.c_str());
-            std::fprintf(report, "toolcage undo: step %s is not undone: the workspace is unchanged\n", step.c_str());
+            for (const auto& c : found)
+                std::fprintf(report, "toolcage undo: conflict: %s\n", c.c_str());
+            std::fprintf(report,
+                         "toolcage undo: step %s is not undone: the workspace is unchanged\n",
+                         step.c_str());
         }
         return found.size();
     }

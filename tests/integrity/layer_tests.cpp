@@ -311,9 +311,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE(
-    "a layered step's planting in the protected paths is held, never landed, and reported",
-    "[layer][integrity]") {
+TEST_CASE("a layered step's planting in the protected paths is held, never landed, and reported",
+          "[layer][integrity]") {
     for (As who : users()) {
         DYNAMIC_SECTION("as " << name_of(who)) {
             Workspace w(who);

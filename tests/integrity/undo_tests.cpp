@@ -43,10 +43,13 @@ std::vector<As> users() {
     return out;
 }
 
-std::string bin() { return testsupport::reachable(TOOLCAGE_BIN); }
+std::string bin() {
+    return testsupport::reachable(TOOLCAGE_BIN);
+}
 
 std::string changes_dir(const Workspace& w) {
-    return toolcage::cage::journal_dir(fs::weakly_canonical(w.ws).string(), state_dir_of(w.who) + "/changes");
+    return toolcage::cage::journal_dir(fs::weakly_canonical(w.ws).string(),
+                                       state_dir_of(w.who) + "/changes");
 }
 
 struct ForgetChanges {
@@ -76,8 +79,8 @@ std::string last_step(const Workspace& w) {
 std::map<std::string, std::string> listing(const fs::path& root, bool skip_git = true) {
     std::map<std::string, std::string> out;
     std::error_code ec;
-    for (fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end; !ec && it != end;
-         it.increment(ec)) {
+    for (fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
+         !ec && it != end; it.increment(ec)) {
         const std::string rel = fs::relative(it->path(), root).string();
         if (skip_git && (rel == ".git" || rel.starts_with(".git/"))) {
             if (it->is_directory()) it.disable_recursion_pending();
@@ -102,7 +105,8 @@ std::map<std::string, std::string> listing(const fs::path& root, bool skip_git =
     return out;
 }
 
-std::string diff(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b) {
+std::string diff(const std::map<std::string, std::string>& a,
+                 const std::map<std::string, std::string>& b) {
     std::string out;
     for (const auto& [k, v] : a)
         if (!b.count(k) || b.at(k) != v) out += "  " + k + "\n";
@@ -262,13 +266,15 @@ TEST_CASE("toolcage undo refuses when a later change touched what the step lande
             ForgetChanges forget{w};
             populate(w);
             const auto before = listing(w.ws);
-            Result first = w.caged("echo one > keep.txt && echo new > new.txt && rm gone.txt", w.layer_policy());
+            Result first = w.caged("echo one > keep.txt && echo new > new.txt && rm gone.txt",
+                                   w.layer_policy());
             INFO(first.out);
             REQUIRE(first.status == 0);
             const std::string step1 = last_step(w);
             REQUIRE(step1.size() == 16);
             // A later step changes a file the first one landed, and puts back one it removed.
-            Result second = w.caged("echo two > keep.txt && echo again > gone.txt", w.layer_policy());
+            Result second =
+                w.caged("echo two > keep.txt && echo again > gone.txt", w.layer_policy());
             INFO(second.out);
             REQUIRE(second.status == 0);
             const std::string step2 = last_step(w);
@@ -308,12 +314,14 @@ TEST_CASE("toolcage undo refuses when a later change touched what the step lande
     }
 }
 
-TEST_CASE("toolcage undo refuses a step that ran without a layer, and from inside a caged step", "[undo][refuse]") {
+TEST_CASE("toolcage undo refuses a step that ran without a layer, and from inside a caged step",
+          "[undo][refuse]") {
     for (As who : users()) {
         DYNAMIC_SECTION("as " << name_of(who)) {
             Workspace w(who);
             ForgetChanges forget{w};
-            Result r = w.caged("echo x > plain.txt && echo 'git=/bin/false' > .npmrc", w.snapshot_policy());
+            Result r = w.caged("echo x > plain.txt && echo 'git=/bin/false' > .npmrc",
+                               w.snapshot_policy());
             INFO(r.out);
             REQUIRE(r.status == 0);
             const std::string step = last_step(w);
@@ -330,8 +338,10 @@ TEST_CASE("toolcage undo refuses a step that ran without a layer, and from insid
             const std::string layered = last_step(w);
             REQUIRE(layered.size() == 16);
             const std::string b = bin();
-            Result in = w.caged(b + " undo " + layered,
-                                w.policy_with("undo-in-cage", {{"cage", {{"read", {b}}, {"execute", {b}}, {"layer", "auto"}}}}));
+            Result in = w.caged(
+                b + " undo " + layered,
+                w.policy_with("undo-in-cage",
+                              {{"cage", {{"read", {b}}, {"execute", {b}}, {"layer", "auto"}}}}));
             INFO(in.out);
             CHECK(in.status != 0);
 #if !defined(__SANITIZE_ADDRESS__)
@@ -351,19 +361,25 @@ constexpr int kOld = 1500, kNew = 3000;
 
 // Thousands of changes: old files rewritten and some removed, thousands of new ones.
 void big_workspace(const Workspace& w) {
-    for (int i = 0; i < kOld; ++i) w.put("old/f" + std::to_string(i), "old " + std::to_string(i) + "\n");
+    for (int i = 0; i < kOld; ++i)
+        w.put("old/f" + std::to_string(i), "old " + std::to_string(i) + "\n");
     w.own();
 }
 
-const std::string kBigStep =
-    "i=0; while [ $i -lt " + std::to_string(kOld) + " ]; do echo new $i > old/f$i; i=$((i+2)); done; "
-    "i=1; while [ $i -lt " + std::to_string(kOld) + " ]; do rm old/f$i; i=$((i+4)); done; "
-    "mkdir big && i=0; while [ $i -lt " + std::to_string(kNew) + " ]; do echo $i > big/f$i; i=$((i+1)); done; "
-    "echo STARTED";
+const std::string kBigStep = "i=0; while [ $i -lt " + std::to_string(kOld) +
+                             " ]; do echo new $i > old/f$i; i=$((i+2)); done; "
+                             "i=1; while [ $i -lt " +
+                             std::to_string(kOld) +
+                             " ]; do rm old/f$i; i=$((i+4)); done; "
+                             "mkdir big && i=0; while [ $i -lt " +
+                             std::to_string(kNew) +
+                             " ]; do echo $i > big/f$i; i=$((i+1)); done; "
+                             "echo STARTED";
 
 }  // namespace
 
-TEST_CASE("a layer's landing killed at any moment is before or after once the next call ran", "[undo][kill]") {
+TEST_CASE("a layer's landing killed at any moment is before or after once the next call ran",
+          "[undo][kill]") {
     for (As who : users()) {
         // What the step leaves when nothing kills it.
         std::map<std::string, std::string> before, after;
@@ -387,8 +403,8 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
                 big_workspace(w);
                 REQUIRE(listing(w.ws) == before);
                 {
-                    Background step(w, {bin(), "run", "--policy", w.layer_policy(), "--workdir", w.ws.string(), "--",
-                                        "/bin/sh", "-c", kBigStep});
+                    Background step(w, {bin(), "run", "--policy", w.layer_policy(), "--workdir",
+                                        w.ws.string(), "--", "/bin/sh", "-c", kBigStep});
                     REQUIRE(step.wait_for("STARTED"));
                     REQUIRE(wait_for_file(w, "layer-landing.json"));
                     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
@@ -400,7 +416,9 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
                 INFO(next.out);
                 CHECK(next.status == 0);
                 const auto now = listing(w.ws);
-                INFO("against before:\n" << diff(before, now) << "against after:\n" << diff(after, now));
+                INFO("against before:\n"
+                     << diff(before, now) << "against after:\n"
+                     << diff(after, now));
                 CHECK((now == before || now == after));
                 no_temporary_names(w);
                 if (now == after) {
@@ -419,7 +437,8 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
     }
 }
 
-TEST_CASE("toolcage undo killed at any moment is before or after once the next call ran", "[undo][kill]") {
+TEST_CASE("toolcage undo killed at any moment is before or after once the next call ran",
+          "[undo][kill]") {
     for (As who : users()) {
         int between = 0;
         for (int delay_ms : {0, 3, 10, 30}) {
@@ -446,7 +465,9 @@ TEST_CASE("toolcage undo killed at any moment is before or after once the next c
                 INFO(next.out);
                 CHECK(next.status == 0);
                 const auto now = listing(w.ws);
-                INFO("against before:\n" << diff(before, now) << "against after:\n" << diff(after, now));
+                INFO("against before:\n"
+                     << diff(before, now) << "against after:\n"
+                     << diff(after, now));
                 CHECK((now == before || now == after));
                 no_temporary_names(w);
                 Result u = tc(w, {"undo", step});
@@ -459,8 +480,10 @@ TEST_CASE("toolcage undo killed at any moment is before or after once the next c
     }
 }
 
-TEST_CASE("under the layer the protected paths are held, never landed, and landed files keep no overlay attributes",
-          "[undo][integrity]") {
+TEST_CASE(
+    "under the layer the protected paths are held, never landed, and landed files keep no overlay "
+    "attributes",
+    "[undo][integrity]") {
     for (As who : users()) {
         DYNAMIC_SECTION("as " << name_of(who)) {
             Workspace w(who);
@@ -475,7 +498,8 @@ TEST_CASE("under the layer the protected paths are held, never landed, and lande
             const std::string config = w.read(".git/config");
             Result r = w.caged("printf '" + w.evil_script("hook") +
                                    "' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && "
-                                   "printf '" + w.evil_script("hookspath") +
+                                   "printf '" +
+                                   w.evil_script("hookspath") +
                                    "' > githooks/pre-commit && chmod +x githooks/pre-commit && "
                                    "git config core.fsmonitor /bin/false && echo after > data.txt",
                                w.layer_policy());
