@@ -559,7 +559,9 @@ LayerResult land_layer(const LayerDirs& dirs, const LayerLanding& how) {
         Lander l{ws.fd, upper.fd, dirs, how, out, {}, 0, false};
         l.walk(upper.fd, "", true, 0);
         ops = std::move(l.ops);
-        if (ops.empty()) return out;  // nothing lands or is held: nothing to undo
+        // Nothing lands or is held: nothing to record. (A held removal or mode change moves
+        // nothing, but is recorded, and its step can be undone: its held changes dropped.)
+        if (ops.empty() && out.changes.held.empty()) return out;
         // The plan on disk before the first change: killed from here on, the next toolcage
         // call finishes it (finish_layer_steps).
         json tamper = json::array();

@@ -351,6 +351,21 @@ TEST_CASE("toolcage undo refuses a step that ran without a layer, and from insid
             CHECK(w.read("layered.txt") == "y\n");
             Result list = tc(w, {"changes", "--step", layered, "--json"});
             CHECK(json::parse(list.out).at(0).value("undone", "").empty());
+
+            // A layered step whose only change is held (nothing moves) can be undone all the
+            // same: its held change is dropped, the workspace keeps its own.
+            w.put(".npmrc", "fund=false\n");
+            w.own();
+            Result rm = w.caged("rm .npmrc", w.layer_policy());
+            INFO(rm.out);
+            REQUIRE(rm.status == 0);
+            CHECK(rm.out.find("held: .npmrc removed") != std::string::npos);
+            const std::string held_only = last_step(w);
+            REQUIRE(held_only.size() == 16);
+            Result u2 = tc(w, {"undo", held_only});
+            INFO(u2.out);
+            CHECK(u2.status == 0);
+            CHECK(w.read(".npmrc") == "fund=false\n");
         }
     }
 }
