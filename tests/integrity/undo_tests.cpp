@@ -167,14 +167,15 @@ struct Background {
     }
 };
 
-// Waits (up to 60 s) until a step's directory of the workspace holds `file`: the journal, written
-// just before the first change.
+// Waits (up to 60 s, looking as often as it can) until a step's directory of the workspace holds
+// `file`: the journal, written just before the first change.
 bool wait_for_file(const Workspace& w, const std::string& file) {
-    for (int i = 0; i < 600000; ++i) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < until) {
         std::error_code ec;
         for (fs::directory_iterator it(changes_dir(w), ec), end; !ec && it != end; it.increment(ec))
             if (present(it->path() / file)) return true;
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        std::this_thread::yield();
     }
     return false;
 }
@@ -454,9 +455,12 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
 
 TEST_CASE("toolcage undo killed at any moment is before or after once the next call ran",
           "[undo][kill]") {
+    // Kills that found the workspace half-undone, over both users: the journal was what finished
+    // it (the undo reads what landed before its first change, then is quick: the kills are
+    // spread over its first tens of milliseconds).
+    int between = 0;
     for (As who : users()) {
-        int between = 0;
-        for (int delay_ms : {0, 3, 10, 30}) {
+        for (int delay_ms : {0, 10, 20, 35, 60}) {
             {
                 INFO("as " << name_of(who) << ", killed " << delay_ms << " ms into the undo");
                 Workspace w(who);
@@ -491,8 +495,8 @@ TEST_CASE("toolcage undo killed at any moment is before or after once the next c
                 CHECK(listing(w.ws) == before);
             }
         }
-        CHECK(between > 0);
     }
+    CHECK(between > 0);
 }
 
 TEST_CASE(
