@@ -243,10 +243,13 @@ void refuse_secret_grants(const Step& step) {
                 std::string grant = resolver.resolve(entry);
                 while (grant.size() > 1 && grant.back() == '/') grant.pop_back();
                 if (grant == "/" || grant == real || lies_under(real, grant))
-                    throw Error("policy \"" + step.policy.name + "\": /relay/credentials/" + std::to_string(i) +
-                                "/secret_file: " + file + " lies in the step's grant " + entry + " (" + grant +
-                                "), so the step could read the secret the relay keeps from it; move the file "
-                                "out of every cage.read, cage.write and cage.execute directory (e.g. to ~/.config/"
+                    throw Error("policy \"" + step.policy.name + "\": /relay/credentials/" +
+                                std::to_string(i) + "/secret_file: " + file +
+                                " lies in the step's grant " + entry + " (" + grant +
+                                "), so the step could read the secret the relay keeps from it; "
+                                "move the file "
+                                "out of every cage.read, cage.write and cage.execute directory "
+                                "(e.g. to ~/.config/"
                                 "toolcage-secrets/, mode 0600)");
             }
     }
@@ -374,8 +377,9 @@ void plan_layer(const RunOptions& opt, Step& step) {
             const char* path = std::getenv("PATH");
             step.layer = begin_layer_step(
                 {step_id_of(opt, step), step.paths.workspace, step.policy.name, opt.argv},
-                // The check's whole list (core.hooksPath's directory too): a step whose
-                // supervisor is killed has what it changed there held, not landed.
+                // The after-step check's whole list (core.hooksPath's directory, submodules'
+                // git directories): held under the layer, never landed, also when the
+                // supervisor is killed and the next call lands the rest.
                 step.guard ? step.guard->paths()
                            : protected_paths(step.policy.cage.protected_paths),
                 path ? path : "", step.layer_lock);
@@ -481,24 +485,23 @@ void hold_changes(const RunOptions& opt, Step& step) {
     end_held_step(step.held_dir, step.held_lock);
 }
 
-// 6. With a layer: the step's changeset lands (the hold class held), then the after-step check
-//    judges the protected paths as without a layer, and the step's version of each it put back
-//    is held too. Everything recorded under the step's id, the held changes said on stderr.
+// 6. With a layer: the step's changeset lands under a journal, the hold class and the protected
+//    paths held (a change to a protected path is reported as tampering: the step exits 3), what
+//    it replaced or removed kept aside for `toolcage undo`. Everything recorded under the step's
+//    id, the held changes said on stderr.
 int land_step_layer(const RunOptions& opt, Step& step, int step_status) {
-    // The check's whole list (core.hooksPath's directory too): the layer lands those paths as
-    // copies, so that the step's version of each one the check puts back is still there to hold.
-    LayerLanding how{step.paths.workspace, step.guard ? step.guard->paths() : step.protect, "",
-                     true};
+    LayerLanding how{step.paths.workspace, step.guard ? step.guard->paths() : step.protect, ""};
     if (const char* path = std::getenv("PATH")) how.path_env = path;
     LayerResult r = land_layer(*step.layer, how);
     for (const auto& p : r.problems) say("not landed: " + p);
+    // The protected paths were held, not landed: the check finds them as they were, unless
+    // something outside the step changed them meanwhile, which it puts back as ever.
     std::vector<TamperEvent> events =
         step.guard ? step.guard->restore({step.paths.tmp}) : std::vector<TamperEvent>{};
-    hold_protected_versions(*step.layer, step.paths.workspace, events, r.changes);
     for (auto& t : r.tamper) events.push_back(std::move(t));
     int status =
         report_tamper(events, step_status, {step.policy.name, step.paths.workspace, opt.argv});
-    if (r.changes.held.empty() && r.changes.landed.empty()) {
+    if (r.changes.held.empty() && r.changes.landed.empty() && r.changes.landed_more == 0) {
         end_layer_step(*step.layer, step.layer_lock);
         std::error_code ec;
         fs::remove_all(step.layer->step_dir, ec);  // a step that changed nothing leaves nothing
@@ -672,13 +675,15 @@ void trust_inspection_ca(const Step& step, const RelayHandle& relay, Environment
     bundle += relay.ca_pem;
     const std::string bundle_path = step.paths.tmp + "/toolcage-ca-bundle.pem";
     const std::string ca_path = step.paths.tmp + "/toolcage-ca.pem";
-    for (const auto& [path, text] : {std::pair{bundle_path, bundle}, std::pair{ca_path, relay.ca_pem}}) {
+    for (const auto& [path, text] :
+         {std::pair{bundle_path, bundle}, std::pair{ca_path, relay.ca_pem}}) {
         std::ofstream out(path, std::ios::trunc);
         out << text;
-        if (!out.flush()) throw Error("relay.inspect: cannot write " + path + ", the CA bundle for the step");
+        if (!out.flush())
+            throw Error("relay.inspect: cannot write " + path + ", the CA bundle for the step");
     }
-    for (const char* k : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO", "CARGO_HTTP_CAINFO", "PIP_CERT",
-                          "CURL_CA_BUNDLE", "NPM_CONFIG_CAFILE"})
+    for (const char* k : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "GIT_SSL_CAINFO",
+                          "CARGO_HTTP_CAINFO", "PIP_CERT", "CURL_CA_BUNDLE", "NPM_CONFIG_CAFILE"})
         env[k] = bundle_path;
     env["NODE_EXTRA_CA_CERTS"] = ca_path;
 }

@@ -12,7 +12,7 @@ _toolcage() {
     else
         cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
     fi
-    local commands="check explain log policy run doctor hook install uninstall"
+    local commands="check explain log policy run doctor hook install uninstall changes land undo"
     local i sub="" subsub=""
     for ((i = 1; i < cword; i++)); do
         [[ ${words[i]} == -- ]] && return  # after --: the command's own words
@@ -37,6 +37,8 @@ _toolcage() {
         run) opts="--policy --workdir --cwd --best-effort --verbose --" ;;
         doctor) opts="--policy --workdir --cwd --json --hermes-home" ;;
         hook) opts="--agent --policy" ;;
+        changes) opts="--workdir --step --all --json" ;;
+        land|undo) opts="" ;;
         policy)
             case $subsub in
                 "") COMPREPLY=($(compgen -W "list show validate which rules install openshell lint" -- "$cur")); return ;;

@@ -3,6 +3,9 @@
 // cage/integrity/hold_rule.h) and those that landed at once.
 // `toolcage land STEP [PATH...]`: lands a step's held changes, all or those at or below PATH;
 // refused inside a caged step (cage/integrity/change_store.h).
+// `toolcage undo STEP`: puts the workspace back as it was before a step that ran in a layer;
+// refused inside a caged step, and when a later change touched what the step landed
+// (cage/integrity/step_undo.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "cage/integrity/change_store.h"
+#include "cage/integrity/step_undo.h"
 #include "common/error.h"
 #include "common/user_home.h"
 #include "tools/commands.h"
@@ -37,9 +41,14 @@ bool concerns(const json& record, const std::string& wd) {
 
 void print_record(const json& r) {
     const std::string step = r.value("step", "");
-    std::cout << "step " << step << "  " << r.value("time", "") << "  in " << r.value("workspace", "")
-              << "  (policy " << r.value("policy", "") << ")\n";
+    std::cout << "step " << step << "  " << r.value("time", "") << "  in "
+              << r.value("workspace", "") << "  (policy " << r.value("policy", "") << ")\n";
     std::cout << "  command: " << r.value("command", "") << '\n';
+    if (!r.value("undone", "").empty())
+        std::cout << "  undone: " << r.value("undone", "")
+                  << " (the workspace was put back as before the step)\n";
+    else if (r.value("layer", false))
+        std::cout << "  undo it: toolcage undo " << step << '\n';
     const json& held = r.value("held", json::array());
     std::size_t waiting = 0;
     for (const auto& h : held)
@@ -47,14 +56,17 @@ void print_record(const json& r) {
     std::cout << "  held: " << held.size() << " (" << waiting << " waiting to land)\n";
     for (const auto& h : held) {
         const std::string path = h.value("path", "");
-        std::cout << "    " << path << "  " << h.value("change", "") << "  [" << h.value("state", "") << "]  "
-                  << h.value("why", "") << '\n';
-        if (!h.value("note", "").empty()) std::cout << "      note: " << h.value("note", "") << '\n';
-        if (h.value("state", "") == "held") std::cout << "      land it: toolcage land " << step << " " << path << '\n';
+        std::cout << "    " << path << "  " << h.value("change", "") << "  ["
+                  << h.value("state", "") << "]  " << h.value("why", "") << '\n';
+        if (!h.value("note", "").empty())
+            std::cout << "      note: " << h.value("note", "") << '\n';
+        if (h.value("state", "") == "held")
+            std::cout << "      land it: toolcage land " << step << " " << path << '\n';
     }
     const json& landed = r.value("landed", json::array());
     std::cout << "  landed: " << landed.size() + r.value("landed_more", std::size_t{0}) << '\n';
-    for (const auto& c : landed) std::cout << "    " << c.value("path", "") << "  " << c.value("change", "") << '\n';
+    for (const auto& c : landed)
+        std::cout << "    " << c.value("path", "") << "  " << c.value("change", "") << '\n';
     if (r.value("landed_more", std::size_t{0}) > 0)
         std::cout << "    ... and " << r.value("landed_more", std::size_t{0}) << " more\n";
 }
@@ -65,7 +77,9 @@ int run_changes(const ChangesOptions& o) {
     for (const auto& r : cage::step_records(""))
         if (concerns(r, wd))
             if (std::string e = cage::finish_landings(r.value("workspace", ""), stderr); !e.empty())
-                std::fprintf(stderr, "toolcage changes: warning: a landing could not be finished: %s\n", e.c_str());
+                std::fprintf(stderr,
+                             "toolcage changes: warning: a landing could not be finished: %s\n",
+                             e.c_str());
     json out = json::array();
     for (auto& r : cage::step_records("")) {
         if (!o.step.empty() && r.value("step", "") != o.step) continue;
@@ -91,12 +105,18 @@ struct LandOptions {
     std::vector<std::string> paths;
 };
 
+struct UndoOptions {
+    std::string step;
+};
+
 }  // namespace
 
 Subcommand add_changes_command(CLI::App& app) {
     auto o = std::make_shared<ChangesOptions>();
-    auto* sub = app.add_subcommand("changes", "List what caged steps changed: held changes and those that landed");
-    sub->add_option("--workdir", o->workdir, "The directory whose workspace's steps are listed (default: the current one)");
+    auto* sub = app.add_subcommand(
+        "changes", "List what caged steps changed: held changes and those that landed");
+    sub->add_option("--workdir", o->workdir,
+                    "The directory whose workspace's steps are listed (default: the current one)");
     sub->add_option("--step", o->step, "Only this step (its id, as toolcage run printed it)");
     sub->add_flag("--all", o->all, "Every workspace's steps");
     sub->add_flag("--json", o->json, "The steps' records as one JSON array");
@@ -105,13 +125,24 @@ Subcommand add_changes_command(CLI::App& app) {
 
 Subcommand add_land_command(CLI::App& app) {
     auto o = std::make_shared<LandOptions>();
-    auto* sub = app.add_subcommand("land", "Land a step's held changes in the workspace (a person, not a step)");
+    auto* sub = app.add_subcommand(
+        "land", "Land a step's held changes in the workspace (a person, not a step)");
     sub->add_option("step", o->step, "The step's id (toolcage changes lists them)")->required();
-    sub->add_option("paths", o->paths, "Only these workspace-relative paths (and what lies below them)");
+    sub->add_option("paths", o->paths,
+                    "Only these workspace-relative paths (and what lies below them)");
     return {sub, [o] {
                 std::size_t left = cage::land_step(o->step, o->paths, stdout);
                 return left == 0 ? 0 : 1;
             }};
+}
+
+Subcommand add_undo_command(CLI::App& app) {
+    auto o = std::make_shared<UndoOptions>();
+    auto* sub = app.add_subcommand("undo",
+                                   "Put the workspace back as it was before a step that ran in a "
+                                   "layer (a person, not a step)");
+    sub->add_option("step", o->step, "The step's id (toolcage changes lists them)")->required();
+    return {sub, [o] { return cage::undo_step(o->step, stdout) == 0 ? 0 : 1; }};
 }
 
 }  // namespace toolcage::cli

@@ -25,11 +25,12 @@ Subcommand add_log_command(CLI::App& app);
 Subcommand add_explain_command(CLI::App& app);
 Subcommand add_changes_command(CLI::App& app);
 Subcommand add_land_command(CLI::App& app);
+Subcommand add_undo_command(CLI::App& app);
 
 // `toolcage explain` (and `check --explain`): prints the classifier's reading of the command,
 // as text or (json) as one JSON object.
-int run_explain(const std::string& policy, const std::string& cwd, const std::vector<std::string>& words,
-                bool json);
+int run_explain(const std::string& policy, const std::string& cwd,
+                const std::vector<std::string>& words, bool json);
 
 // Exit code every agent treats as a block, and that toolcage uses for any error of its own.
 inline constexpr int kExitBlock = 2;

@@ -9,15 +9,14 @@
 #include <string>
 #include <vector>
 
-
 #include "common/decision_log.h"
 #include "common/error.h"
 #include "common/sanitizers.h"
+#include "fleet/forward.h"
+#include "hook/pipeline/hook.h"
 #include "tools/cli_hints.h"
 #include "tools/commands.h"
-#include "hook/pipeline/hook.h"
 #include "tools/hook_last_words.h"
-#include "fleet/forward.h"
 
 namespace {
 
@@ -29,12 +28,12 @@ struct Entry {
 };
 
 constexpr Entry kSubcommands[] = {
-    {"check", add_check_command},     {"policy", add_policy_command},
-    {"hook", add_hook_command},       {"run", add_run_command},
-    {"doctor", add_doctor_command},   {"install", add_install_command},
+    {"check", add_check_command},         {"policy", add_policy_command},
+    {"hook", add_hook_command},           {"run", add_run_command},
+    {"doctor", add_doctor_command},       {"install", add_install_command},
     {"uninstall", add_uninstall_command}, {"log", add_log_command},
-    {"explain", add_explain_command}, {"changes", add_changes_command},
-    {"land", add_land_command},
+    {"explain", add_explain_command},     {"changes", add_changes_command},
+    {"land", add_land_command},           {"undo", add_undo_command},
 };
 
 // The hook runs before every tool call, and building every subcommand's options costs more
@@ -54,7 +53,8 @@ std::vector<Subcommand> register_subcommands(CLI::App& app, int argc, char** arg
 void refuse_hook_call(int argc, char** argv, const std::string& why) {
     if (argc < 2 || std::strcmp(argv[1], "hook") != 0) return;
     std::optional<toolcage::hook::Agent> agent;
-    if (const char* given = hook_agent_argument(argc, argv)) agent = toolcage::hook::agent_from_string(given);
+    if (const char* given = hook_agent_argument(argc, argv))
+        agent = toolcage::hook::agent_from_string(given);
     toolcage::hook::hold_async_signals();
     toolcage::hook::Answer answer = toolcage::hook::failure_answer(agent, why);
     std::fputs(answer.out.c_str(), stdout);
@@ -98,7 +98,8 @@ int run_main(int argc, char** argv) {
             // A slip toolcage recognises gets its own line alone (CLI11's would say what went
             // wrong in its terms, not how to fix it); --help and --version print as CLI11 does.
             std::string hint;
-            if (e.get_exit_code() != 0) hint = slip_hint(app, std::vector<std::string>(argv + 1, argv + argc));
+            if (e.get_exit_code() != 0)
+                hint = slip_hint(app, std::vector<std::string>(argv + 1, argv + argc));
             int rc = 0;
             if (hint.empty() && e.get_exit_code() != 0) {
                 // Any other mistake CLI11 finds: its words, under the command's own.
@@ -110,7 +111,9 @@ int run_main(int argc, char** argv) {
             else
                 std::fprintf(stderr, "%s\n", hint.c_str());
             if (rc != 0 || !hint.empty())
-                refuse_hook_call(argc, argv, "bad command line: " + (hint.empty() ? std::string(e.what()) : hint));
+                refuse_hook_call(
+                    argc, argv,
+                    "bad command line: " + (hint.empty() ? std::string(e.what()) : hint));
             return rc == 0 && hint.empty() ? 0 : kExitBlock;
         }
         for (auto& s : subs)
@@ -121,7 +124,8 @@ int run_main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", error_line(app, e.what()).c_str());
         refuse_hook_call(argc, argv, e.what());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", error_line(app, std::string("internal error: ") + e.what()).c_str());
+        std::fprintf(stderr, "%s\n",
+                     error_line(app, std::string("internal error: ") + e.what()).c_str());
         refuse_hook_call(argc, argv, std::string("internal error: ") + e.what());
     } catch (...) {
         std::fprintf(stderr, "toolcage: internal error\n");
@@ -137,7 +141,8 @@ int run_main(int argc, char** argv) {
 // So: stdio flushed (std::cout writes through it), then _Exit. Under AddressSanitizer a normal
 // return, so that LeakSanitizer runs.
 int main(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "hook") == 0) toolcage::cli::arm_hook_last_words(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "hook") == 0)
+        toolcage::cli::arm_hook_last_words(argc, argv);
     // Every line the decision log gets also goes to the host's collector, if it names one.
     toolcage::set_log_forwarder(&toolcage::fleet::forward_to_collector);
     int rc = run_main(argc, argv);

@@ -29,7 +29,8 @@ struct StepInfo {
 
 // Before a step: makes its directory, writes the hold pass's snapshot (before.cbor) and what the
 // step is (info.json) there, and locks the directory's `running` file for as long as the returned
-// fd is open (the supervisor's life). Throws Error naming the directory: then the step must not run.
+// fd is open (the supervisor's life). Throws Error naming the directory: then the step must not
+// run.
 std::string begin_held_step(const StepInfo& info, const HoldPass& pass, int& lock_fd);
 // After the hold pass: the snapshot goes, the lock is let go.
 void end_held_step(const std::string& step_dir, int& lock_fd);
@@ -43,8 +44,8 @@ std::string finish_held_steps(const std::string& workspace, std::FILE* report);
 // Writes the step's record (atomically), prints each held change on `report` with how a person
 // lands it, and logs each in the decision log (and so to the fleet's collector). Never throws;
 // a record that cannot be written is said on `report`.
-void record_step_changes(const std::string& step_dir, const StepInfo& info, const StepChanges& changes,
-                         std::FILE* report);
+void record_step_changes(const std::string& step_dir, const StepInfo& info,
+                         const StepChanges& changes, std::FILE* report);
 
 // The records of the steps of `workspace` (every workspace's when empty), oldest first.
 std::vector<nlohmann::json> step_records(const std::string& workspace);
@@ -55,7 +56,8 @@ std::vector<nlohmann::json> step_records(const std::string& workspace);
 // that changed since the step (it no longer holds what the hold pass put back) is refused.
 // Prints what it did on `report`. Returns the number of paths not landed (refused or failed);
 // throws Error when the step is not found or its directory does not check out.
-std::size_t land_step(const std::string& step, const std::vector<std::string>& paths, std::FILE* report);
+std::size_t land_step(const std::string& step, const std::vector<std::string>& paths,
+                      std::FILE* report);
 
 // Finishes every landing of `workspace`'s steps whose process is gone (the journal's lock is
 // free). "" or what could not be finished.
@@ -65,8 +67,18 @@ std::string finish_landings(const std::string& workspace, std::FILE* report);
 // exist are removed (nothing there can be landed). One line per workspace, for the report.
 std::vector<std::string> changes_housekeeping();
 
-// Why this process must not land anything (it runs inside a caged step, or cannot reach the
-// state directory), or "".
-std::string landing_refusal();
+// Why this process must not land (or undo) anything (it runs inside a caged step, or cannot
+// reach the state directory), or "". `what`: what only a person does, for the message.
+std::string landing_refusal(const std::string& what = "held changes are landed");
+
+// A file of a step's directory, written whole under a new name and renamed into place. "" or
+// what failed.
+std::string write_state_file(const std::string& dir, const std::string& name,
+                             const std::string& text);
+// A JSON file of a step's directory. Throws Error naming it and the fix.
+nlohmann::json read_state_json(const std::string& path);
+// The directory of `step` (its id), in whichever workspace's directory it is. Throws Error
+// naming the fix when there is none or it does not check out.
+std::string step_dir_of(const std::string& step);
 
 }  // namespace toolcage::cage

@@ -21,8 +21,9 @@ namespace toolcage::cage {
 struct HeldChange {
     std::string path;    // workspace-relative
     std::string change;  // "created", "changed", "removed", "replaced", "mode changed"
-    std::string kind;    // what the step left there: "file", "directory", "symlink", "special file", "nothing"
-    std::string rule;    // hold_rule.h's HoldReason::rule
+    std::string kind;  // what the step left there: "file", "directory", "symlink", "special file",
+                       // "nothing"
+    std::string rule;  // hold_rule.h's HoldReason::rule
     std::string why;
     bool put_back = true;  // the workspace holds the version from before the step again
     std::string note;      // why it was not put back, or ""
@@ -41,6 +42,9 @@ struct StepChanges {
     std::vector<HeldChange> held;
     std::vector<LandedChange> landed;  // at most kMaxListedLanded
     std::size_t landed_more = 0;       // landed changes beyond those listed
+    // The step ran in a layer and what it replaced or removed is kept: `toolcage undo` can put
+    // the workspace back (cage/integrity/step_undo.h).
+    bool undoable = false;
 };
 
 inline constexpr std::size_t kMaxListedLanded = 1000;
@@ -50,14 +54,15 @@ inline constexpr std::size_t kMaxListedLanded = 1000;
 std::string path_state(int ws_fd, const std::string& rel);
 
 class HoldPass {
-public:
+  public:
     // Walks `workspace` (absolute) never through a symlink, skipping the protected paths (the
     // after-step check puts those back: cage/integrity/workspace_guard.h), every .git, and the
     // build outputs: node_modules, __pycache__, and a directory holding a CACHEDIR.TAG whose name
     // says it is an output (target, or ending in "cache"). `path_env` is the PATH the shadow
     // rule looks for programs in. Throws Error naming the path when the walk cannot be done
     // (then the step must not run): more than 200000 entries, a directory it cannot read.
-    HoldPass(const std::string& workspace, std::vector<ProtectedPath> protect, std::string path_env);
+    HoldPass(const std::string& workspace, std::vector<ProtectedPath> protect,
+             std::string path_env);
 
     // After every process of the step is gone: puts back each change of the hold class and
     // moves the step's version into `aside` (a private directory, made if missing, on any file
@@ -80,18 +85,21 @@ public:
         dev_t dev = 0;
         ino_t ino = 0;
         off_t size = 0;
-        struct timespec mtime {}, ctime {};
+        struct timespec mtime {
+        }, ctime{};
         bool held = false;
         bool kept = false;  // a held file's bytes or a symlink's target are in `data`
-        bool statted = true;  // false: known by name and type only (outside the hold class, before the step)
+        bool statted =
+            true;  // false: known by name and type only (outside the hold class, before the step)
         std::string data;
     };
 
-private:
+  private:
     HoldPass() = default;
     std::string workspace_;
-    std::set<std::string> roots_;  // repositories' roots (directories holding .git); "" the workspace's
-    bool listed_ = true;           // every entry is here: the landed changes can be listed
+    std::set<std::string>
+        roots_;           // repositories' roots (directories holding .git); "" the workspace's
+    bool listed_ = true;  // every entry is here: the landed changes can be listed
     std::vector<ProtectedPath> protect_;
     std::string path_env_;
     std::map<std::string, Entry> before_;

@@ -44,7 +44,6 @@ constexpr std::size_t kMaxEntries = 200000;
 constexpr int kMaxDepth = 64;
 constexpr std::string_view kLandTemp = ".toolcage-layer-";
 
-
 std::string join(const std::string& dir, const std::string& name) {
     return dir.empty() ? name : dir + "/" + name;
 }
@@ -105,9 +104,15 @@ struct Lander {
     const LayerDirs& dirs;
     const LayerLanding& how;
     LayerResult& out;
-    Fd held_root;
+    std::vector<LayerOp> ops;  // the plan: nothing changes while it is made
     std::size_t entries = 0;
     bool stopped = false;
+
+    void op(const char* what, const std::string& rel, unsigned mode = 0, long old_mode = -1,
+            const struct stat* st = nullptr) {
+        LayerOp o{what, rel, mode, old_mode, st ? st->st_dev : 0, st ? st->st_ino : 0};
+        ops.push_back(std::move(o));
+    }
 
     void problem(const std::string& rel, const std::string& what) {
         out.problems.push_back(rel + ": " + what);
@@ -180,18 +185,11 @@ struct Lander {
         return false;
     }
 
-    int held_dir() {
-        if (held_root.fd >= 0) return held_root.fd;
-        const std::string path = dirs.step_dir + "/held";
-        if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return -1;
-        held_root.fd = ::open(path.c_str(), kDirFlags);
-        return held_root.fd;
-    }
-
     // Holds the step's version of `rel` (none: a removal): moved from the upper directory into
-    // the step's held changes; the workspace keeps what it has.
+    // the step's held changes; the workspace keeps what it has. A protected path is reported as
+    // tampering too (the step exits 3), as the after-step check reports it without a layer.
     void hold(const std::string& rel, const std::string& change, const struct stat* st,
-              const HoldReason& why) {
+              const HoldReason& why, bool report = true) {
         HeldChange h;
         h.path = rel;
         h.change = change;
@@ -200,16 +198,9 @@ struct Lander {
         h.why = why.why;
         h.before = path_state(ws, rel);
         h.after = st ? path_state(upper, rel) : "absent";
-        if (st && change != "mode changed") {
-            auto [parent, name] = tree::split(rel);
-            Fd from(tree::open_dir(upper, parent, false));
-            int root = held_dir();
-            Fd to(root < 0 ? -1 : tree::open_dir(root, parent, true, 0700));
-            std::string e = from.fd < 0 || to.fd < 0
-                                ? syscall_error("openat(\"" + parent + "\")", errno)
-                                : tree::move(from.fd, name, to.fd, name);
-            if (!e.empty()) h.note = "the step's version is not kept (" + e + ")";
-        }
+        if (st && change != "mode changed") op("hold", rel);
+        if (report && why.rule == kProtected.rule)
+            out.tamper.push_back({rel, change, "held: never landed", true});
         out.changes.held.push_back(std::move(h));
     }
 
@@ -233,76 +224,45 @@ struct Lander {
 
     // The workspace's `rel` goes (the step removed it, or put something else there): held when
     // it is in the hold class or holds a protected path; a directory with held entries below it
-    // loses only the rest.
-    void remove(const std::string& rel) {
+    // loses only the rest. Moved aside into the step's directory, for `toolcage undo`. True when
+    // nothing is left at `rel`.
+    bool remove(const std::string& rel) {
         auto [parent, name] = tree::split(rel);
         Fd p(tree::open_dir(ws, parent, false));
         struct stat st {};
         if (p.fd < 0 || ::fstatat(p.fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-            return;  // gone already
+            return true;  // gone already
         if (S_ISDIR(st.st_mode) && holds_protected(rel)) {
-            hold(rel, "removed", nullptr, kProtected);
+            hold(rel, "removed", nullptr, kProtected, false);
             out.tamper.push_back({rel, "removed", "held: the workspace keeps it", true});
-            return;
-        }
-        if (is_protected(rel, how.protect) && how.land_protected) {
-            if (std::string e = tree::remove(p.fd, name); !e.empty()) problem(rel, e);
-            return;
+            return false;
         }
         if (auto why = hold_why(rel, false, nullptr)) {
             hold(rel, "removed", nullptr, *why);
-            return;
+            return false;
         }
         if (S_ISDIR(st.st_mode)) {
             Fd d(::openat(p.fd, name.c_str(), kDirFlags));
             if (d.fd >= 0 && subtree_holds(d.fd, rel, 0)) {
-                bool ok = false;
-                for (const auto& n : names_in(d.fd, ok)) remove(join(rel, n));
-                if (::unlinkat(p.fd, name.c_str(), AT_REMOVEDIR) == 0) landed(rel, "removed");
-                return;
+                bool ok = false, all = true;
+                for (const auto& n : names_in(d.fd, ok)) all = remove(join(rel, n)) && all;
+                if (!all || !ok) return false;
+                op("rmdir", rel, 0, st.st_mode & 07777);
+                landed(rel, "removed");
+                return true;
             }
         }
-        // Out of the way in one rename, then removed: the path is either there or gone.
-        const std::string temp = tree::temp_name(kLandTemp);
-        if (::renameat(p.fd, name.c_str(), ws, temp.c_str()) != 0) {
-            problem(rel, syscall_error("renameat(\"" + rel + "\")", errno));
-            return;
-        }
-        if (std::string e = tree::remove(ws, temp); !e.empty()) problem(rel, e);
+        op("aside", rel, 0, -1, &st);
         landed(rel, "removed");
+        return true;
     }
 
-    // The step's file or symlink at `rel` into the workspace in one rename over what is there:
-    // straight from the upper directory (same file system), else copied to a temporary name in
-    // the workspace's root first (a landing cut short leaves it there, where the next one looks).
-    void place(const std::string& rel, bool keep_in_upper, const char* change) {
-        auto [parent, name] = tree::split(rel);
-        Fd from(tree::open_dir(upper, parent, false));
-        Fd to(tree::open_dir(ws, parent, false));
-        if (from.fd < 0 || to.fd < 0) {
-            problem(rel,
-                    syscall_error("openat(\"" + parent + "\", O_DIRECTORY|O_NOFOLLOW)", errno) +
-                        " (not a directory in the workspace)");
-            return;
-        }
-        if (!keep_in_upper && ::renameat(from.fd, name.c_str(), to.fd, name.c_str()) == 0) {
-            landed(rel, change);
-            return;
-        }
-        if (!keep_in_upper && errno != EXDEV) {
-            problem(rel, syscall_error("renameat(\"" + rel + "\")", errno));
-            return;
-        }
-        const std::string temp = tree::temp_name(kLandTemp);
-        std::string e = tree::copy(from.fd, name, ws, temp);
-        if (e.empty() && ::renameat(ws, temp.c_str(), to.fd, name.c_str()) != 0)
-            e = syscall_error("renameat(\"" + temp + "\", \"" + rel + "\")", errno);
-        if (!e.empty()) {
-            (void)tree::remove(ws, temp);
-            problem(rel, e);
-            return;
-        }
-        if (!keep_in_upper) (void)::unlinkat(from.fd, name.c_str(), 0);
+    // The step's file or symlink at `rel` into the workspace: what is there moved aside first
+    // (a directory was, by remove()).
+    void place(const std::string& rel, const char* change) {
+        struct stat lst {};
+        if (stat_at(ws, rel, lst) && !S_ISDIR(lst.st_mode)) op("aside", rel, 0, -1, &lst);
+        op("place", rel);
         landed(rel, change);
     }
 
@@ -346,7 +306,6 @@ struct Lander {
             problem(rel, "a " + kind_name(st.st_mode) + " (device, fifo or socket) is not landed");
             return;
         }
-        const bool protected_path = is_protected(rel, how.protect);
         if (S_ISDIR(st.st_mode)) {
             Fd sub(::openat(dir_fd, name.c_str(), kDirFlags));
             if (sub.fd < 0) {
@@ -358,16 +317,11 @@ struct Lander {
                 in_lower && lower_visible && S_ISDIR(lst.st_mode) && !opaque(sub.fd);
             if (merged) {
                 if ((st.st_mode & 07777) != (lst.st_mode & 07777)) {
-                    auto why = hold_why(rel, false, &st);
-                    if (why && !(protected_path && how.land_protected)) {
+                    if (auto why = hold_why(rel, false, &st)) {
                         hold(rel, "mode changed", &st, *why);
                     } else {
-                        auto [parent, leaf] = tree::split(rel);
-                        Fd p(tree::open_dir(ws, parent, false));
-                        if (p.fd >= 0 && ::fchmodat(p.fd, leaf.c_str(), st.st_mode & 07777, 0) == 0)
-                            landed(rel, "changed");
-                        else
-                            problem(rel, syscall_error("fchmodat(\"" + rel + "\")", errno));
+                        op("chmod", rel, st.st_mode & 07777, lst.st_mode & 07777);
+                        landed(rel, "changed");
                     }
                 }
                 walk(sub.fd, rel, true, depth + 1);
@@ -376,38 +330,29 @@ struct Lander {
             // A new directory, or one in place of what the workspace had.
             const bool replaces = in_lower;
             if (replaces && S_ISDIR(lst.st_mode) && holds_protected(rel)) {
-                hold(rel, "replaced", &st, kProtected);
+                hold(rel, "replaced", &st, kProtected, false);
                 out.tamper.push_back({rel, "replaced by another directory",
                                       "held: the workspace keeps its own", true});
                 return;
             }
-            auto why = hold_why(rel, !replaces, &st);
-            if (why && !(protected_path && how.land_protected)) {
+            if (auto why = hold_why(rel, !replaces, &st)) {
                 hold(rel, replaces ? "replaced" : "created", &st, *why);
                 return;
             }
-            if (replaces && !S_ISDIR(lst.st_mode)) remove(rel);
-            auto [parent, leaf] = tree::split(rel);
-            Fd p(tree::open_dir(ws, parent, false));
-            if (p.fd < 0 || (::mkdirat(p.fd, leaf.c_str(), 0700) != 0 && errno != EEXIST)) {
-                problem(rel, syscall_error("mkdirat(\"" + rel + "\")", errno));
-                return;
-            }
+            // A directory in place of the workspace's is the same directory, its entries
+            // replaced; in place of anything else, a new one.
+            const bool same_dir = replaces && S_ISDIR(lst.st_mode);
+            if (replaces && !S_ISDIR(lst.st_mode) && !remove(rel)) return;
+            if (!same_dir) op("mkdir", rel, 0700);
             if (!replaces) landed(rel, "created");
             walk(sub.fd, rel, false, depth + 1);
-            if (::fchmodat(p.fd, leaf.c_str(), st.st_mode & 07777, 0) != 0)
-                problem(rel, syscall_error("fchmodat", errno));
+            op("chmod", rel, st.st_mode & 07777, same_dir ? long(lst.st_mode & 07777) : -1L);
             return;
         }
         // A file or a symlink: new, changed, or in place of something else.
         const bool created = !in_lower || !lower_visible;
-        if (protected_path && how.land_protected) {
-            if (in_lower && S_ISDIR(lst.st_mode)) remove(rel);
-            place(rel, true, created ? "created" : "changed");
-            return;
-        }
         if (in_lower && S_ISDIR(lst.st_mode) && holds_protected(rel)) {
-            hold(rel, "replaced", &st, kProtected);
+            hold(rel, "replaced", &st, kProtected, false);
             out.tamper.push_back(
                 {rel, "replaced by a file", "held: the workspace keeps its own", true});
             return;
@@ -417,8 +362,13 @@ struct Lander {
             if (!change.empty()) hold(rel, change, &st, *why);
             return;
         }
-        if (in_lower && S_ISDIR(lst.st_mode)) remove(rel);
-        place(rel, false, created ? "created" : "changed");
+        if (in_lower && S_ISDIR(lst.st_mode) && !remove(rel)) {
+            problem(rel,
+                    "the step put a file where the workspace keeps a directory with held "
+                    "entries; not landed");
+            return;
+        }
+        place(rel, created ? "created" : "changed");
     }
 
     void walk(int dir_fd, const std::string& rel, bool lower_visible, int depth) {
@@ -476,6 +426,41 @@ json read_json_file(const std::string& path) {
     }
 }
 
+json changes_to_json(const StepChanges& c) {
+    json held = json::array(), landed = json::array();
+    for (const auto& h : c.held)
+        held.push_back({{"path", h.path},
+                        {"change", h.change},
+                        {"kind", h.kind},
+                        {"rule", h.rule},
+                        {"why", h.why},
+                        {"note", h.note},
+                        {"before", h.before},
+                        {"after", h.after}});
+    for (const auto& l : c.landed) landed.push_back({{"path", l.path}, {"change", l.change}});
+    return {{"held", held}, {"landed", landed}, {"landed_more", c.landed_more}};
+}
+
+StepChanges changes_from_json(const json& j) {
+    StepChanges c;
+    for (const auto& h : j.at("held")) {
+        HeldChange x;
+        x.path = h.at("path").get<std::string>();
+        x.change = h.at("change").get<std::string>();
+        x.kind = h.at("kind").get<std::string>();
+        x.rule = h.at("rule").get<std::string>();
+        x.why = h.at("why").get<std::string>();
+        x.note = h.at("note").get<std::string>();
+        x.before = h.at("before").get<std::string>();
+        x.after = h.at("after").get<std::string>();
+        c.held.push_back(std::move(x));
+    }
+    for (const auto& l : j.at("landed"))
+        c.landed.push_back({l.at("path").get<std::string>(), l.at("change").get<std::string>()});
+    c.landed_more = j.at("landed_more").get<std::size_t>();
+    return c;
+}
+
 }  // namespace
 
 std::string layer_refusal(const std::string& workspace, const std::string& root) {
@@ -516,7 +501,8 @@ LayerDirs begin_layer_step(const StepInfo& info, const std::vector<ProtectedPath
     struct stat ws {};
     if (::stat(info.workspace.c_str(), &ws) != 0)
         throw Error(syscall_error("stat(\"" + info.workspace + "\")", errno));
-    for (const std::string* p : std::initializer_list<const std::string*>{&layer, &d.upper, &d.work})
+    for (const std::string* p :
+         std::initializer_list<const std::string*>{&layer, &d.upper, &d.work})
         if (::mkdir(p->c_str(), 0700) != 0)
             throw Error(syscall_error("mkdir(\"" + *p + "\")", errno));
     // The merged view's root is the upper directory: it shows the workspace's permission bits.
@@ -543,50 +529,83 @@ LayerResult land_layer(const LayerDirs& dirs, const LayerLanding& how) {
     LayerResult out;
     Fd ws(::open(how.workspace.c_str(), kDirFlags));
     Fd upper(::open(dirs.upper.c_str(), kDirFlags));
-    if (ws.fd < 0 || upper.fd < 0) {
+    const std::string journal_path = dirs.step_dir + "/" + std::string(kLandingJournal);
+    std::vector<LayerOp> ops;
+    struct stat jst {};
+    const bool resume = ::lstat(journal_path.c_str(), &jst) == 0;
+    if (ws.fd < 0 || (upper.fd < 0 && !resume)) {
         out.problems.push_back((ws.fd < 0 ? how.workspace : dirs.upper) + ": " +
                                syscall_error("open(O_DIRECTORY|O_NOFOLLOW)", errno) +
                                "; the step's changes are not landed");
         return out;
     }
-    Lander l{ws.fd, upper.fd, dirs, how, out, Fd(), 0, false};
-    l.walk(upper.fd, "", true, 0);
-    return out;
-}
-
-void hold_protected_versions(const LayerDirs& dirs, const std::string& workspace,
-                             const std::vector<TamperEvent>& undone, StepChanges& changes) {
-    Fd ws(::open(workspace.c_str(), kDirFlags));
-    Fd upper(::open(dirs.upper.c_str(), kDirFlags));
-    if (ws.fd < 0 || upper.fd < 0) return;
-    const std::string held = dirs.step_dir + "/held";
-    if (::mkdir(held.c_str(), 0700) != 0 && errno != EEXIST) return;
-    Fd root(::open(held.c_str(), kDirFlags));
-    for (const auto& e : undone) {
-        if (!e.undone || e.path.empty() || e.path.find("..") != std::string::npos) continue;
-        HeldChange h;
-        h.path = e.path;
-        h.change = e.change;
-        h.rule = kProtected.rule;
-        h.why = kProtected.why;
-        h.before = path_state(ws.fd, e.path);
-        h.after = path_state(upper.fd, e.path);
-        struct stat st {};
-        h.kind = stat_at(upper.fd, e.path, st) ? kind_name(st.st_mode) : "nothing";
-        if (h.after != "absent") {
-            auto [parent, name] = tree::split(e.path);
-            Fd from(tree::open_dir(upper.fd, parent, false));
-            Fd to(root.fd < 0 ? -1 : tree::open_dir(root.fd, parent, true, 0700));
-            std::string err = from.fd < 0 || to.fd < 0 ? "its directory cannot be opened"
-                                                       : tree::move(from.fd, name, to.fd, name);
-            if (!err.empty()) h.note = "the step's version is not kept (" + err + ")";
+    if (resume) {
+        // A landing cut short: its plan is finished as written, whatever is left of the layer.
+        try {
+            json j = read_json_file(journal_path);
+            out.changes = changes_from_json(j.at("changes"));
+            for (const auto& t : j.at("tamper"))
+                out.tamper.push_back({t.at(0).get<std::string>(), t.at(1).get<std::string>(),
+                                      t.at(2).get<std::string>(), true});
+            for (const auto& o : j.at("ops")) ops.push_back(op_from_json(o));
+        } catch (const std::exception& e) {
+            out.problems.push_back(journal_path + ": " + e.what() +
+                                   "; the landing cannot be finished: look at the workspace, "
+                                   "then remove " +
+                                   dirs.step_dir);
+            return out;
         }
-        changes.held.push_back(std::move(h));
+    } else {
+        Lander l{ws.fd, upper.fd, dirs, how, out, {}, 0, false};
+        l.walk(upper.fd, "", true, 0);
+        ops = std::move(l.ops);
+        // Nothing lands or is held: nothing to record. (A held removal or mode change moves
+        // nothing, but is recorded, and its step can be undone: its held changes dropped.)
+        if (ops.empty() && out.changes.held.empty()) return out;
+        // The plan on disk before the first change: killed from here on, the next toolcage
+        // call finishes it (finish_layer_steps).
+        json tamper = json::array();
+        for (const auto& t : out.tamper) tamper.push_back({t.path, t.change, t.action});
+        json jops = json::array();
+        for (const auto& o : ops) jops.push_back(op_to_json(o));
+        json j = {{"changes", changes_to_json(out.changes)}, {"tamper", tamper}, {"ops", jops}};
+        if (std::string e =
+                write_state_file(dirs.step_dir, std::string(kLandingJournal),
+                                 j.dump(-1, ' ', false, json::error_handler_t::replace));
+            !e.empty()) {
+            out.problems.push_back("the landing's journal cannot be written (" + e +
+                                   "); nothing of the step is landed");
+            out.changes = {};
+            out.tamper.clear();
+            return out;
+        }
     }
+    remove_landing_temps(how.workspace);
+    apply_ops({ws.fd, upper.fd, dirs.step_dir + "/held", dirs.step_dir + "/before"}, ops,
+              out.problems);
+    // What landed, with each entry's identity, for `toolcage undo`: it undoes only what is
+    // still as the step left it.
+    json landed = json::array();
+    for (const auto& o : ops) {
+        if (o.op == "hold") continue;
+        json j = op_to_json(o);
+        if (o.op == "place" || o.op == "mkdir") j["identity"] = entry_identity(ws.fd, o.rel);
+        landed.push_back(std::move(j));
+    }
+    if (std::string e =
+            write_state_file(dirs.step_dir, std::string(kLandedFile),
+                             landed.dump(-1, ' ', false, json::error_handler_t::replace));
+        !e.empty())
+        out.problems.push_back("what landed is not recorded (" + e +
+                               "); the step cannot be undone");
+    else
+        out.changes.undoable = true;
+    return out;
 }
 
 void end_layer_step(const LayerDirs& dirs, int& lock_fd) {
     remove_layer_dir(dirs.step_dir);
+    ::unlink((dirs.step_dir + "/" + std::string(kLandingJournal)).c_str());
     ::unlink((dirs.step_dir + "/layer.json").c_str());
     if (lock_fd >= 0) ::close(lock_fd);
     lock_fd = -1;
@@ -615,7 +634,6 @@ std::string finish_layer_steps(const std::string& workspace, std::FILE* report) 
             LayerLanding how;
             how.workspace = workspace;
             how.path_env = info.value("path_env", "");
-            how.land_protected = false;  // no after-step check to judge them: held
             for (const auto& p : info.at("protect")) {
                 ProtectedPath pp{p.at(0).get<std::string>(), p.at(1).get<bool>()};
                 if (pp.rel.empty() || pp.rel[0] == '/' || pp.rel.find("..") != std::string::npos)
@@ -628,7 +646,6 @@ std::string finish_layer_steps(const std::string& workspace, std::FILE* report) 
                     report,
                     "toolcage: the supervisor of step %s was killed: landing what it changed\n",
                     it->path().filename().string().c_str());
-            remove_landing_temps(workspace);
             LayerResult r = land_layer(dirs, how);
             for (const auto& p : r.problems)
                 if (report) std::fprintf(report, "toolcage: not landed: %s\n", p.c_str());
@@ -636,7 +653,7 @@ std::string finish_layer_steps(const std::string& workspace, std::FILE* report) 
                         info.value("argv", std::vector<std::string>{})};
             int fd = lock;
             lock = -1;
-            if (r.changes.held.empty() && r.changes.landed.empty()) {
+            if (r.changes.held.empty() && r.changes.landed.empty() && r.changes.landed_more == 0) {
                 end_layer_step(dirs, fd);
                 (void)fs::remove_all(step_dir, ec);
                 ec.clear();

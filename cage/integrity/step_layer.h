@@ -11,6 +11,7 @@
 
 #include "cage/integrity/change_store.h"
 #include "cage/integrity/held_changes.h"
+#include "cage/integrity/layer_ops.h"
 #include "cage/integrity/protected_paths.h"
 #include "cage/integrity/workspace_guard.h"
 
@@ -37,37 +38,37 @@ LayerDirs begin_layer_step(const StepInfo& info, const std::vector<ProtectedPath
 // How the changeset is landed.
 struct LayerLanding {
     std::string workspace;  // absolute
+    // Held, never landed (and reported as tampering): the policy's protected paths and what the
+    // after-step check learned (workspace_guard.h's paths()).
     std::vector<ProtectedPath> protect;
     std::string path_env;  // where the shadow rule looks for programs (hold_rule.h)
-    // true: changes to the protected paths land, and the after-step check (workspace_guard.h)
-    // judges them as without a layer; their step's version stays in the upper directory for
-    // hold_protected_versions(). false: they are held with the hold class.
-    bool land_protected = true;
 };
 
 struct LayerResult {
     StepChanges changes;
     // What was not landed and why (special files, a path that could not be written).
     std::vector<std::string> problems;
-    // Removals and replacements of a directory that holds protected paths (a .git): held, and
-    // reported as tampering (the step's exit status becomes kTamperExit).
+    // Changes to the protected paths, and removals and replacements of a directory that holds
+    // them (a .git): held, and reported as tampering (the step's exit status becomes kTamperExit).
     std::vector<TamperEvent> tamper;
 };
 
+// The step's directory's journal of a landing under way, and the list of what landed.
+inline constexpr std::string_view kLandingJournal = "layer-landing.json";
+inline constexpr std::string_view kLandedFile = "landed.json";
+
 // After every process of the step is gone (its mount namespace with them): reads the upper
 // directory as data only (every name by directory fds, never through a symlink; sizes and depth
-// bounded; device files other than whiteouts refused) and lands it into the workspace. Never
-// throws: what cannot be landed is said in `problems`.
+// bounded; device files other than whiteouts refused), plans the landing (layer_ops.h), writes
+// the plan to the step's directory (kLandingJournal) and applies it: what the step replaced or
+// removed is moved aside into <step dir>/before, the hold class into <step dir>/held, and what
+// landed listed with each entry's identity (kLandedFile) for `toolcage undo`. With a journal
+// already there (a landing cut short), its plan is finished instead. Never throws: what cannot
+// be landed is said in `problems`.
 LayerResult land_layer(const LayerDirs& dirs, const LayerLanding& how);
 
-// After the after-step check put back what the step changed in the protected paths: the step's
-// version of each path it undid goes from the upper directory into the held changes, as a held
-// change a person may land.
-void hold_protected_versions(const LayerDirs& dirs, const std::string& workspace,
-                             const std::vector<TamperEvent>& undone, StepChanges& changes);
-
-// The layer's directories go (whatever the step left there is landed or held by now), its info,
-// and the lock.
+// The layer's directories go (whatever the step left there is landed or held by now), the
+// landing's journal, its info, and the lock. Call after the step's record is written.
 void end_layer_step(const LayerDirs& dirs, int& lock_fd);
 
 // Lands the layer of every step of `workspace` whose supervisor was killed (its lock is free):

@@ -39,12 +39,12 @@ struct GuardNode {
     bool readable = true;
     bool too_large = false;  // a file beyond the 16 MiB kept in all: kept by identity only
     struct stat st {};
-    std::string data;                                      // file bytes or symlink target
+    std::string data;                                         // file bytes or symlink target
     std::vector<std::pair<std::string, GuardNode>> children;  // directories: sorted by name
 };
 
 class WorkspaceGuard {
-public:
+  public:
     // Takes the snapshot of every protected path in `workspace` (absolute) and of .git's identity,
     // never following a symlink. Throws Error naming the path when the snapshot cannot be taken
     // (then nothing must run), e.g. a protected tree of more than 100000 entries.
@@ -58,20 +58,22 @@ public:
     // the workspace and in `search_dirs` (the step's TMPDIR). Never throws.
     std::vector<TamperEvent> restore(const std::vector<std::string>& search_dirs = {});
 
-    const std::string& workspace() const { return workspace_; }
-    // Every path the check judges: the list it was given, and what it found git runs code from
-    // (core.hooksPath, included config files, submodules' and worktrees' git directories).
+    // Every path it keeps: the policy's, and those it learned from the workspace (submodules'
+    // and nested repositories' git directories, core.hooksPath and included config files).
     const std::vector<ProtectedPath>& paths() const { return paths_; }
+
+    const std::string& workspace() const { return workspace_; }
 
     // The snapshot as bytes (CBOR), for the step's journal (cage/integrity/step_journal.h), and
     // back: `from_journal` accepts only a snapshot of `workspace` (the one at hand) whose every
     // name stays inside it, reopens it and checks it is the same directory (device and inode).
     // Throws Error naming what does not fit.
     std::string to_journal() const;
-    static std::unique_ptr<WorkspaceGuard> from_journal(const std::string& bytes, const std::string& workspace);
+    static std::unique_ptr<WorkspaceGuard> from_journal(const std::string& bytes,
+                                                        const std::string& workspace);
     std::size_t snapshot_bytes() const { return bytes_; }
 
-private:
+  private:
     WorkspaceGuard() = default;
     std::string workspace_;
     int ws_fd_ = -1;
@@ -93,7 +95,8 @@ struct TamperContext {
 // Prints each event on stderr ("toolcage run: tamper: .git/config changed; restored") and writes
 // it as one JSON line in the decision log (the hook's: common/decision_log.h).
 // Returns kTamperExit when there is any event, else `step_status`.
-int report_tamper(const std::vector<TamperEvent>& events, int step_status, const TamperContext& ctx);
+int report_tamper(const std::vector<TamperEvent>& events, int step_status,
+                  const TamperContext& ctx);
 
 // The JSON line written for one event (with its newline), for the tests.
 std::string tamper_line(const TamperEvent& e, const TamperContext& ctx);

@@ -17,7 +17,9 @@ expect() {  # expect "WORDS..." "COMPLETIONS"
         fail=1
     fi
 }
-expect "toolcage ch" "check"
+expect "toolcage ch" "check changes"
+expect "toolcage un" "uninstall undo"
+expect "toolcage changes --st" "--step"
 expect "toolcage ex" "explain"
 expect "toolcage policy va" "validate"
 expect "toolcage log --st" "--stats"
@@ -39,7 +41,7 @@ if [ -n "$bin" ] && [ -x "$bin" ]; then
         _toolcage
         echo "${COMPREPLY[*]:-}"
     }
-    for words in check explain log run doctor hook "policy show" "policy validate" "policy which" \
+    for words in check explain log run doctor hook changes land undo "policy show" "policy validate" "policy which" \
                  "policy rules" "policy install" "policy lint" "policy openshell" \
                  "install hermes" "install claude" "install openclaw" \
                  "uninstall hermes" "uninstall claude" "uninstall openclaw"; do

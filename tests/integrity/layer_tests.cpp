@@ -311,9 +311,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE(
-    "a layered step's planting in the protected paths is put back, reported, and its version held",
-    "[layer][integrity]") {
+TEST_CASE("a layered step's planting in the protected paths is held, never landed, and reported",
+          "[layer][integrity]") {
     for (As who : users()) {
         DYNAMIC_SECTION("as " << name_of(who)) {
             Workspace w(who);
@@ -328,10 +327,11 @@ TEST_CASE(
                                w.layer_policy());
             INFO(r.out);
             CHECK(r.status == 3);
-            CHECK(r.out.find("toolcage run: tamper: .git/config changed; restored") !=
+            CHECK(r.out.find("toolcage run: tamper: .git/config changed; held: never landed") !=
                   std::string::npos);
-            CHECK(r.out.find("toolcage run: tamper: .git/hooks/pre-commit created; removed") !=
-                  std::string::npos);
+            CHECK(r.out.find("toolcage run: tamper: .git/hooks/pre-commit created; held: never "
+                             "landed") != std::string::npos);
+            CHECK(r.out.find("; restored") == std::string::npos);
             CHECK(r.out.find("held: .git/config changed") != std::string::npos);
             CHECK(w.read(".git/config") == config);
             CHECK_FALSE(present(w.ws / ".git/hooks/pre-commit"));
