@@ -76,20 +76,6 @@ json read_json(const std::string& path) {
     }
 }
 
-// A workspace-relative path that stays inside: no "", ".", ".." component, not absolute.
-bool relative_inside(const std::string& rel) {
-    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
-    std::size_t i = 0;
-    while (i <= rel.size()) {
-        std::size_t e = rel.find('/', i);
-        if (e == std::string::npos) e = rel.size();
-        std::string_view part(rel.data() + i, e - i);
-        if (part.empty() || part == "." || part == "..") return false;
-        i = e + 1;
-    }
-    return true;
-}
-
 std::string command_of(const std::vector<std::string>& argv) {
     std::string c;
     for (const auto& a : argv) c += (c.empty() ? "" : " ") + a;
@@ -309,7 +295,7 @@ std::string finish_landing(Landing& l, std::FILE* report) {
     for (const auto& j : journal.at("entries")) {
         const std::string rel = j.at("path").get<std::string>();
         const std::string temp = j.at("temp").get<std::string>();
-        if (!relative_inside(rel) || !temp.starts_with(kLandTemp) ||
+        if (!tree::relative_inside(rel) || !temp.starts_with(kLandTemp) ||
             temp.find('/') != std::string::npos)
             return journal_path + " names a path outside the workspace; remove it";
         Fd p(tree::open_dir(ws.fd, tree::split(rel).first, false));
@@ -449,7 +435,7 @@ std::size_t land_step(const std::string& step, const std::vector<std::string>& p
     json& held = l.record["held"];
     for (std::size_t i = 0; i < held.size(); ++i) {
         const std::string rel = held[i].value("path", "");
-        if (!relative_inside(rel))
+        if (!tree::relative_inside(rel))
             throw Error(l.dir + "/record.json names \"" + rel +
                         "\", a path outside the workspace; remove " + l.dir);
         if (held[i].value("state", "") != "held") continue;

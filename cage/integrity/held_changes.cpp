@@ -407,20 +407,6 @@ StepChanges HoldPass::settle(const std::string& aside_dir) {
 
 namespace {
 
-// A workspace-relative name that stays inside: not empty nor absolute, no "." or ".." component.
-bool relative_inside(const std::string& rel) {
-    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
-    std::size_t i = 0;
-    while (i <= rel.size()) {
-        std::size_t e = rel.find('/', i);
-        if (e == std::string::npos) e = rel.size();
-        std::string_view part(rel.data() + i, e - i);
-        if (part.empty() || part == "." || part == "..") return false;
-        i = e + 1;
-    }
-    return true;
-}
-
 }  // namespace
 
 std::string HoldPass::to_bytes() const {
@@ -454,12 +440,12 @@ HoldPass HoldPass::from_bytes(const std::string& bytes, const std::string& works
         for (const auto& p : j.at("protect")) h.protect_.push_back({p.at(0).get<std::string>(), p.at(1).get<bool>()});
         for (const auto& r : j.at("roots")) {
             std::string root = r.get<std::string>();
-            if (!root.empty() && !relative_inside(root)) throw Error("it names \"" + root + "\", a path outside the workspace");
+            if (!root.empty() && !tree::relative_inside(root)) throw Error("it names \"" + root + "\", a path outside the workspace");
             h.roots_.insert(std::move(root));
         }
         for (const auto& a : j.at("entries")) {
             std::string rel = a.at(0).get<std::string>();
-            if (!relative_inside(rel)) throw Error("it names \"" + rel + "\", a path outside the workspace");
+            if (!tree::relative_inside(rel)) throw Error("it names \"" + rel + "\", a path outside the workspace");
             Entry e;
             e.mode = a.at(1).get<mode_t>();
             e.dev = a.at(2).get<dev_t>();

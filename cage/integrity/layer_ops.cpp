@@ -28,19 +28,6 @@ constexpr std::string_view kAsideTemp = ".toolcage-aside-";
 // A file's bytes are part of its identity up to this size; beyond, its size, mtime and inode.
 constexpr std::size_t kHashedFile = 1u << 20;
 
-bool inside(const std::string& rel) {
-    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
-    std::size_t i = 0;
-    while (i <= rel.size()) {
-        std::size_t e = rel.find('/', i);
-        if (e == std::string::npos) e = rel.size();
-        std::string_view part(rel.data() + i, e - i);
-        if (part.empty() || part == "." || part == "..") return false;
-        i = e + 1;
-    }
-    return true;
-}
-
 bool lstat_in(int dir, const std::string& name, struct stat& st) {
     return dir >= 0 && ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
@@ -177,7 +164,7 @@ LayerOp op_from_json(const json& j) {
     bool ok = false;
     for (const char* k : known) ok |= op.op == k;
     if (!ok) throw Error("an operation of the landing is unknown: \"" + op.op + "\"");
-    if (!inside(op.rel))
+    if (!tree::relative_inside(op.rel))
         throw Error("an operation of the landing names \"" + op.rel + "\", outside the workspace");
     return op;
 }

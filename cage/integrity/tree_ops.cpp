@@ -112,6 +112,19 @@ std::string remove_at(int dir, const std::string& name, int depth) {
 
 }  // namespace
 
+bool relative_inside(const std::string& rel) {
+    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
+    std::size_t i = 0;
+    while (i <= rel.size()) {
+        std::size_t e = rel.find('/', i);
+        if (e == std::string::npos) e = rel.size();
+        std::string_view part(rel.data() + i, e - i);
+        if (part.empty() || part == "." || part == "..") return false;
+        i = e + 1;
+    }
+    return true;
+}
+
 std::pair<std::string, std::string> split(const std::string& rel) {
     auto slash = rel.rfind('/');
     if (slash == std::string::npos) return {"", rel};

@@ -26,6 +26,10 @@ struct Fd {
     Fd& operator=(const Fd&) = delete;
 };
 
+// A workspace-relative name that stays inside: not empty nor absolute, no "", "." or ".."
+// component, no NUL. Names read back from a journal or a record are checked with it before use.
+bool relative_inside(const std::string& rel);
+
 // `rel`'s parent and last component ("a/b/c" -> {"a/b", "c"}; "c" -> {"", "c"}).
 std::pair<std::string, std::string> split(const std::string& rel);
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <utility>
 
+#include "cage/integrity/tree_ops.h"
 #include "common/decision_log.h"
 #include "common/error.h"
 #include "common/git_config.h"
@@ -1119,20 +1120,6 @@ json node_to_json(const GuardNode& n) {
     return j;
 }
 
-// A workspace-relative name that stays inside: not empty nor absolute, no "." or ".." component.
-bool relative_inside(const std::string& rel) {
-    if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
-    std::size_t i = 0;
-    while (i <= rel.size()) {
-        std::size_t e = rel.find('/', i);
-        if (e == std::string::npos) e = rel.size();
-        std::string_view part(rel.data() + i, e - i);
-        if (part.empty() || part == "." || part == "..") return false;
-        i = e + 1;
-    }
-    return true;
-}
-
 GuardNode node_from_json(const json& j, int depth) {
     if (depth > kMaxDepth + 1) throw Error("the snapshot is nested deeper than a snapshot can be");
     GuardNode n;
@@ -1148,7 +1135,7 @@ GuardNode node_from_json(const json& j, int depth) {
         for (const auto& c : j["c"]) {
             std::string name = c.at(0).get<std::string>();
             // One entry of a directory: a name, never a path (the restore goes by directory fds).
-            if (name.find('/') != std::string::npos || !relative_inside(name))
+            if (name.find('/') != std::string::npos || !tree::relative_inside(name))
                 throw Error("its snapshot names an entry \"" + name + "\", not a file name");
             n.children.emplace_back(std::move(name), node_from_json(c.at(1), depth + 1));
         }
@@ -1184,9 +1171,9 @@ std::unique_ptr<WorkspaceGuard> WorkspaceGuard::from_journal(const std::string& 
         g->git_ = node_from_json(j.at("git"), 0);
         g->admin_dirs_ = j.at("admin_dirs").get<std::vector<std::string>>();
         for (const auto& p : g->paths_)
-            if (!relative_inside(p.rel)) throw Error("its snapshot names \"" + p.rel + "\", a path outside the workspace");
+            if (!tree::relative_inside(p.rel)) throw Error("its snapshot names \"" + p.rel + "\", a path outside the workspace");
         for (const auto& d : g->admin_dirs_)
-            if (!relative_inside(d)) throw Error("its snapshot names \"" + d + "\", a path outside the workspace");
+            if (!tree::relative_inside(d)) throw Error("its snapshot names \"" + d + "\", a path outside the workspace");
         g->ws_fd_ = ::open(g->workspace_.c_str(), kDirFlags);
         if (g->ws_fd_ < 0)
             throw Error(syscall_error("open(\"" + g->workspace_ + "\", O_DIRECTORY|O_NOFOLLOW)", errno));
