@@ -52,68 +52,12 @@ struct ForgetChanges {
     }
 };
 
-// `toolcage run` in the background, its output on a pipe: the caller reads until the step says
-// it is under way.
-struct Background {
-    pid_t pid = -1;
-    int out = -1;
-    std::string seen;
-    Background(const Workspace& w, const std::string& policy, const std::string& script) {
-        std::vector<std::string> argv =
-            as_user(w.who, {bin(), "run", "--policy", policy, "--workdir", w.ws.string(), "--",
-                            "/bin/sh", "-c", script});
-        std::vector<std::string> env_s;
-        for (const auto& [k, v] : w.env()) env_s.push_back(k + "=" + v);
-        testsupport::keep_suite_state(env_s);
-        int p[2];
-        REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
-        pid = ::fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            std::vector<char*> args, envp;
-            for (auto& a : argv) args.push_back(a.data());
-            args.push_back(nullptr);
-            for (auto& e : env_s) envp.push_back(e.data());
-            envp.push_back(nullptr);
-            int null = ::open("/dev/null", O_RDWR);
-            ::dup2(null, 0);
-            ::dup2(p[1], 1);
-            ::dup2(p[1], 2);
-            if (::chdir(w.ws.c_str()) != 0) _exit(98);
-            ::execve(args[0], args.data(), envp.data());
-            _exit(99);
-        }
-        ::close(p[1]);
-        out = p[0];
-    }
-    // Reads until `word` has been printed (or the output ends).
-    bool wait_for(const std::string& word) {
-        char buf[512];
-        while (seen.find(word) == std::string::npos) {
-            ssize_t n = ::read(out, buf, sizeof buf);
-            if (n <= 0) return false;
-            seen.append(buf, static_cast<std::size_t>(n));
-        }
-        return true;
-    }
-    int finish() {
-        int st = 0;
-        ::waitpid(pid, &st, 0);
-        char buf[512];
-        for (ssize_t n; (n = ::read(out, buf, sizeof buf)) > 0;)
-            seen.append(buf, static_cast<std::size_t>(n));
-        ::close(out);
-        pid = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    }
-    ~Background() {
-        if (pid > 0) {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, nullptr, 0);
-        }
-        if (out >= 0) ::close(out);
-    }
-};
+// `toolcage run` of `script` in the workspace with `policy`, watched (support.h).
+std::vector<std::string> run_args(const Workspace& w, const std::string& policy,
+                                  const std::string& script) {
+    return {bin(),         "run", "--policy", policy, "--workdir",
+            w.ws.string(), "--",  "/bin/sh",  "-c",   script};
+}
 
 std::string held_step(const std::string& out) {
     std::smatch m;
@@ -132,9 +76,10 @@ TEST_CASE("a caged step writes into a layer: the workspace changes only when the
             ForgetChanges forget{w};
             w.put("keep.txt", "before\n");
             w.own();
-            Background step(w, w.layer_policy(),
+            WatchedRun step(
+                w, run_args(w, w.layer_policy(),
                             "echo new > new.txt && echo after > keep.txt && cat keep.txt && "
-                            "echo STARTED && sleep 1");
+                            "echo STARTED && sleep 1"));
             REQUIRE(step.wait_for("STARTED"));
             // The step sees its own writes; the workspace has none of them yet.
             CHECK(step.seen.find("after") != std::string::npos);
@@ -256,10 +201,10 @@ TEST_CASE("a layered step whose supervisor is killed is landed by the next toolc
             ForgetChanges forget{w};
             const std::string policy = w.layer_policy();
             {
-                Background step(
-                    w, policy,
-                    "echo ok > landed.txt && echo 'git=/bin/false' > .npmrc && echo STARTED && "
-                    "sleep 60");
+                WatchedRun step(
+                    w, run_args(w, policy,
+                                "echo ok > landed.txt && echo 'git=/bin/false' > .npmrc && "
+                                "echo STARTED && sleep 60"));
                 REQUIRE(step.wait_for("STARTED"));
                 CHECK_FALSE(present(w.ws / "landed.txt"));
                 ::kill(step.pid, SIGKILL);
@@ -303,7 +248,8 @@ TEST_CASE(
                 std::string::npos);
             // Without the layer a step writes in place, and what it changes in the hold class is
             // put back after it, as before there was one.
-            Background step(w, off, "echo ok > in-place.txt && echo STARTED && sleep 1");
+            WatchedRun step(w,
+                            run_args(w, off, "echo ok > in-place.txt && echo STARTED && sleep 1"));
             REQUIRE(step.wait_for("STARTED"));
             CHECK(present(w.ws / "in-place.txt"));
             CHECK(step.finish() == 0);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -238,6 +239,66 @@ std::vector<std::string> Workspace::log_lines() const {
     std::ifstream f(log_file());
     for (std::string line; std::getline(f, line);) out.push_back(line);
     return out;
+}
+
+WatchedRun::WatchedRun(const Workspace& w, const std::vector<std::string>& args) {
+    std::vector<std::string> argv = as_user(w.who, args);
+    std::vector<std::string> env_s;
+    for (const auto& [k, v] : w.env()) env_s.push_back(k + "=" + v);
+    testsupport::keep_suite_state(env_s);
+    int p[2];
+    REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        std::vector<char*> a, envp;
+        for (auto& s : argv) a.push_back(s.data());
+        a.push_back(nullptr);
+        for (auto& e : env_s) envp.push_back(e.data());
+        envp.push_back(nullptr);
+        int null = ::open("/dev/null", O_RDWR);
+        ::dup2(null, 0);
+        ::dup2(p[1], 1);
+        ::dup2(p[1], 2);
+        if (::chdir(w.ws.c_str()) != 0) _exit(98);
+        ::execve(a[0], a.data(), envp.data());
+        _exit(99);
+    }
+    ::close(p[1]);
+    out = p[0];
+}
+
+bool WatchedRun::wait_for(const std::string& word) {
+    char buf[512];
+    while (seen.find(word) == std::string::npos) {
+        ssize_t n = ::read(out, buf, sizeof buf);
+        if (n <= 0) return false;
+        seen.append(buf, static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+int WatchedRun::finish() {
+    int st = 0;
+    ::waitpid(pid, &st, 0);
+    char buf[512];
+    for (ssize_t n; (n = ::read(out, buf, sizeof buf)) > 0;)
+        seen.append(buf, static_cast<std::size_t>(n));
+    ::close(out);
+    out = -1;
+    pid = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void WatchedRun::kill_now() {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = -1;
+}
+
+WatchedRun::~WatchedRun() {
+    if (pid > 0) kill_now();
+    if (out >= 0) ::close(out);
 }
 
 }  // namespace integrity

@@ -82,4 +82,24 @@ struct Workspace {
     std::vector<std::string> log_lines() const;
 };
 
+// A child running `args` as `w`'s user, with `w`'s environment and the suite's state, in the
+// workspace, its output on a pipe: a step (or `toolcage undo`) a test watches or kills while it
+// runs.
+struct WatchedRun {
+    pid_t pid = -1;
+    int out = -1;
+    std::string seen;  // its output so far
+
+    WatchedRun(const Workspace& w, const std::vector<std::string>& args);
+    ~WatchedRun();
+    WatchedRun(const WatchedRun&) = delete;
+    WatchedRun& operator=(const WatchedRun&) = delete;
+
+    // Reads until `word` has been printed; false when the output ends first.
+    bool wait_for(const std::string& word);
+    // Waits for it, the rest of its output in `seen`: its exit code, or 128+signal.
+    int finish();
+    void kill_now();
+};
+
 }  // namespace integrity

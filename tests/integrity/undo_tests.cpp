@@ -116,57 +116,6 @@ std::string diff(const std::map<std::string, std::string>& a,
     return out;
 }
 
-// A child process running `args` as the workspace's user, its output on a pipe.
-struct Background {
-    pid_t pid = -1;
-    int out = -1;
-    std::string seen;
-    Background(const Workspace& w, const std::vector<std::string>& args) {
-        std::vector<std::string> argv = as_user(w.who, args);
-        std::vector<std::string> env_s;
-        for (const auto& [k, v] : w.env()) env_s.push_back(k + "=" + v);
-        testsupport::keep_suite_state(env_s);
-        int p[2];
-        REQUIRE(::pipe2(p, O_CLOEXEC) == 0);
-        pid = ::fork();
-        REQUIRE(pid >= 0);
-        if (pid == 0) {
-            std::vector<char*> a, envp;
-            for (auto& s : argv) a.push_back(s.data());
-            a.push_back(nullptr);
-            for (auto& e : env_s) envp.push_back(e.data());
-            envp.push_back(nullptr);
-            int null = ::open("/dev/null", O_RDWR);
-            ::dup2(null, 0);
-            ::dup2(p[1], 1);
-            ::dup2(p[1], 2);
-            if (::chdir(w.ws.c_str()) != 0) _exit(98);
-            ::execve(a[0], a.data(), envp.data());
-            _exit(99);
-        }
-        ::close(p[1]);
-        out = p[0];
-    }
-    bool wait_for(const std::string& word) {
-        char buf[512];
-        while (seen.find(word) == std::string::npos) {
-            ssize_t n = ::read(out, buf, sizeof buf);
-            if (n <= 0) return false;
-            seen.append(buf, static_cast<std::size_t>(n));
-        }
-        return true;
-    }
-    void kill_now() {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-        pid = -1;
-    }
-    ~Background() {
-        if (pid > 0) kill_now();
-        if (out >= 0) ::close(out);
-    }
-};
-
 // Waits (up to 60 s, looking as often as it can) until a step's directory of the workspace holds
 // `file`: the journal, written just before the first change.
 bool wait_for_file(const Workspace& w, const std::string& file) {
@@ -392,6 +341,24 @@ const std::string kBigStep = "i=0; while [ $i -lt " + std::to_string(kOld) +
                              " ]; do echo $i > big/f$i; i=$((i+1)); done; "
                              "echo STARTED";
 
+// How long `args` (a step, or an undo) runs, in this build on this machine, from the moment its
+// journal `file` appears until it exits, nothing killing it. The kills are spread over that span,
+// so some fall inside it however slow the build (a sanitizer's) or the machine is.
+std::vector<int> kill_delays(const Workspace& w, const std::vector<std::string>& args,
+                             const std::string& file, const std::string& started) {
+    WatchedRun run(w, args);
+    if (!started.empty()) REQUIRE(run.wait_for(started));
+    REQUIRE(wait_for_file(w, file));
+    const auto t0 = std::chrono::steady_clock::now();
+    INFO(run.seen);
+    REQUIRE(run.finish() == 0);
+    const auto span =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    return {0, static_cast<int>(span / 5), static_cast<int>(2 * span / 5),
+            static_cast<int>(3 * span / 5), static_cast<int>(4 * span / 5)};
+}
+
 }  // namespace
 
 TEST_CASE("a layer's landing killed at any moment is before or after once the next call ran",
@@ -399,18 +366,21 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
     for (As who : users()) {
         // What the step leaves when nothing kills it.
         std::map<std::string, std::string> before, after;
+        std::vector<int> delays;
         {
             Workspace ref(who);
             ForgetChanges forget{ref};
             big_workspace(ref);
             before = listing(ref.ws);
-            Result r = ref.caged(kBigStep, ref.layer_policy());
-            REQUIRE(r.status == 0);
+            delays = kill_delays(ref,
+                                 {bin(), "run", "--policy", ref.layer_policy(), "--workdir",
+                                  ref.ws.string(), "--", "/bin/sh", "-c", kBigStep},
+                                 "layer-landing.json", "STARTED");
             after = listing(ref.ws);
             REQUIRE(after != before);
         }
         int between = 0;
-        for (int delay_ms : {0, 3, 10, 30}) {
+        for (int delay_ms : delays) {
             // One run of the test case for every delay (no sections): `between` counts them all.
             {
                 INFO("as " << name_of(who) << ", killed " << delay_ms << " ms into the landing");
@@ -419,7 +389,7 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
                 big_workspace(w);
                 REQUIRE(listing(w.ws) == before);
                 {
-                    Background step(w, {bin(), "run", "--policy", w.layer_policy(), "--workdir",
+                    WatchedRun step(w, {bin(), "run", "--policy", w.layer_policy(), "--workdir",
                                         w.ws.string(), "--", "/bin/sh", "-c", kBigStep});
                     REQUIRE(step.wait_for("STARTED"));
                     REQUIRE(wait_for_file(w, "layer-landing.json"));
@@ -456,11 +426,22 @@ TEST_CASE("a layer's landing killed at any moment is before or after once the ne
 TEST_CASE("toolcage undo killed at any moment is before or after once the next call ran",
           "[undo][kill]") {
     // Kills that found the workspace half-undone, over both users: the journal was what finished
-    // it (the undo reads what landed before its first change, then is quick: the kills are
-    // spread over its first tens of milliseconds).
+    // it. The kills are spread over an undo's span measured first (kill_delays).
     int between = 0;
     for (As who : users()) {
-        for (int delay_ms : {0, 10, 20, 35, 60}) {
+        std::vector<int> delays;
+        {
+            Workspace ref(who);
+            ForgetChanges forget{ref};
+            big_workspace(ref);
+            const auto before = listing(ref.ws);
+            REQUIRE(ref.caged(kBigStep, ref.layer_policy()).status == 0);
+            const std::string step = last_step(ref);
+            REQUIRE(step.size() == 16);
+            delays = kill_delays(ref, {bin(), "undo", step}, "undo.json", "");
+            CHECK(listing(ref.ws) == before);
+        }
+        for (int delay_ms : delays) {
             {
                 INFO("as " << name_of(who) << ", killed " << delay_ms << " ms into the undo");
                 Workspace w(who);
@@ -473,7 +454,7 @@ TEST_CASE("toolcage undo killed at any moment is before or after once the next c
                 const std::string step = last_step(w);
                 REQUIRE(step.size() == 16);
                 {
-                    Background undo(w, {bin(), "undo", step});
+                    WatchedRun undo(w, {bin(), "undo", step});
                     REQUIRE(wait_for_file(w, "undo.json"));
                     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
                     undo.kill_now();
