@@ -655,7 +655,12 @@ std::string finish_layer_steps(const std::string& workspace, std::FILE* report) 
             lock = -1;
             if (r.changes.held.empty() && r.changes.landed.empty() && r.changes.landed_more == 0) {
                 end_layer_step(dirs, fd);
-                (void)fs::remove_all(step_dir, ec);
+                // Killed after its record was written, while its layer was being removed: the
+                // step landed and is recorded (what `toolcage undo` needs is kept); only a step
+                // that changed nothing goes whole.
+                struct stat rec {};
+                if (::lstat((step_dir + "/record.json").c_str(), &rec) != 0)
+                    (void)fs::remove_all(step_dir, ec);
                 ec.clear();
                 continue;
             }
