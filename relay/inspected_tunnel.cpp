@@ -296,9 +296,13 @@ class Connection {
 
     // Requests up (parsed, judged), responses down (as they come), until either side ends.
     std::string pump() {
-        RequestStream stream([this](RequestHead& h) { return judge(h); },
-                             [this](std::string_view w) { return check_body(w); },
-                             longest_placeholder(ictx_.credentials));
+        // Bodies are looked at only where a placeholder could be in one (a credential is bound).
+        RequestStream stream(
+            [this](RequestHead& h) { return judge(h); },
+            ictx_.credentials.empty()
+                ? RequestStream::BodyCheck{}
+                : [this](std::string_view w) { return check_body(w); },
+            longest_placeholder(ictx_.credentials));
         std::string in, out;
         for (;;) {
             bool client_ready = SSL_has_pending(client_.get()),
